@@ -1,0 +1,105 @@
+"""Family and instance interfaces.
+
+A family (``arena_families`` → :class:`FamilyInfo` → a :class:`Family`
+subclass) lists *instances*: one executable SCM, or one real table. The
+runner asks an instance for the dataset of a cell ``(split, replicate)``;
+the seed is derived from the cell (:func:`causalarena.protocol.cell_seed`),
+so every method sees byte-identical data.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Dict, List, Optional, Sequence
+
+import attrs
+
+from .data import Dataset
+
+SPLITS = ("obs", "obs_int")  #: obs-only (n = 1000) and obs+int (800 + 200), App. B.1
+
+
+class Instance:
+    """One evaluation unit of a family (an SCM, or a real table).
+
+    Attributes:
+        family: family name.
+        scm_id: identifier, unique within the family (``"er-d10-003"``).
+        splits: the splits this instance provides (real tables without
+            interventions provide ``("obs",)`` only).
+        n_replicates: replicates per split (5 for SCMs, App. B.1).
+        factors: construction factors φ (graph family, d, mechanisms ...).
+    """
+
+    family: str
+    scm_id: str
+    splits: Sequence[str] = SPLITS
+    n_replicates: int = 5
+    factors: Dict[str, Any]
+
+    def dataset(self, split: str, replicate: int, standardise: bool = True,
+                protocol: str = "default", n: Optional[int] = None) -> Dataset:  # pragma: no cover
+        """Build the (n × d) dataset of one cell, deterministically.
+
+        Raises:
+            ValueError: unknown split or replicate out of range.
+        """
+        raise NotImplementedError
+
+    def true_adjacency(self):  # pragma: no cover
+        """(d × d) int8 ground truth, row = parent."""
+        raise NotImplementedError
+
+
+@attrs.define(eq=False)
+class SCMInstance(Instance):
+    """An instance backed by an executable :class:`~causalarena.scm.SCMSpec`.
+
+    Datasets follow the shared protocol (:func:`causalarena.protocol.make_dataset`).
+    """
+
+    family: str
+    scm_id: str
+    spec: Any  # SCMSpec
+    splits: Sequence[str] = SPLITS
+    n_replicates: int = 5
+    factors: Dict[str, Any] = attrs.field(factory=dict)
+
+    def dataset(self, split: str, replicate: int, standardise: bool = True,
+                protocol: str = "default", n: Optional[int] = None) -> Dataset:
+        from .protocol import make_dataset
+
+        return make_dataset(self.spec, family=self.family, split=split, replicate=replicate,
+                            standardise=standardise, protocol=protocol, n=n,
+                            n_replicates=self.n_replicates)
+
+    def true_adjacency(self):
+        return self.spec.adjacency()
+
+
+class Family:
+    """Base class of an SCM family or real-data collection.
+
+    Subclasses take their options as keyword arguments (``arena run
+    --family-option synthetic.dims=10,20``) and list instances cheaply.
+    """
+
+    name: ClassVar[str] = ""
+
+    def __init__(self, **options: Any) -> None:
+        self.options = options
+
+    def instances(self) -> List[Instance]:  # pragma: no cover - abstract
+        """All instances of this family under the current options."""
+        raise NotImplementedError
+
+    def instance(self, scm_id: str) -> Instance:
+        """The instance with this id.
+
+        Raises:
+            KeyError: no such instance, listing a few known ids.
+        """
+        for inst in self.instances():
+            if inst.scm_id == scm_id:
+                return inst
+        known = [i.scm_id for i in self.instances()][:5]
+        raise KeyError(f"family {self.name!r} has no instance {scm_id!r} (e.g. {known})")

@@ -1,0 +1,103 @@
+"""Hook specifications of CausalArena (pluggy project ``causalarena``).
+
+A plugin is a module (or object) with functions named after these hooks and
+decorated with :data:`hookimpl`. Distributions advertise it through the
+entry-point group ``causalarena``::
+
+    [project.entry-points.causalarena]
+    pc = "arena_method_pc.plugin"
+
+Each hook returns an iterable of frozen records (:mod:`causalarena.records`).
+Hooks must be cheap: build descriptors only; import heavy libraries inside
+the method's ``fit`` or the family's loader. The core's own metrics and the
+default intervention protocol are registered through these same hooks
+(:data:`causalarena.plugins.DEFAULT_PLUGINS`).
+
+Only :mod:`causalarena.plugins` calls ``pm.hook``; everything else uses its
+typed facade.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import pluggy
+
+from .records import FamilyInfo, InterventionInfo, MethodInfo, MetricInfo
+
+PROJECT = "causalarena"
+
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec
+def arena_methods() -> Iterable[MethodInfo]:
+    """Return the causal discovery methods this plugin provides.
+
+    Called once when the plugin manager is built (``arena plugins``,
+    ``arena run``), in every process that needs the registry, including the
+    worker. Must not import the method's library.
+
+    Returns:
+        An iterable of :class:`MethodInfo`. Names must be unique across all
+        installed distributions; a duplicate is an error naming both.
+
+    Example::
+
+        @hookimpl
+        def arena_methods():
+            yield MethodInfo(name="pc", factory="arena_method_pc.method:PC",
+                             output_kind="cpdag", requires_full_rank=True,
+                             params={"alpha": 0.05, "indep_test": "fisherz"})
+    """
+
+
+@hookspec
+def arena_families() -> Iterable[FamilyInfo]:
+    """Return the SCM families or real-data collections this plugin provides.
+
+    Called once when the registry is built. ``FamilyInfo.factory`` points to a
+    :class:`causalarena.family.Family` subclass that lists instances and
+    builds datasets; it is imported only when the family is used.
+
+    Returns:
+        An iterable of :class:`FamilyInfo` with unique names.
+
+    Example::
+
+        @hookimpl
+        def arena_families():
+            yield FamilyInfo(name="real", kind="real",
+                             factory="arena_family_real.family:RealFamily")
+    """
+
+
+@hookspec
+def arena_interventions() -> Iterable[InterventionInfo]:
+    """Return intervention protocols that build the obs+int split.
+
+    A protocol's factory is a callable ``apply(scm, n_obs, n_int, rng,
+    target_pool)`` returning ``(X, intervention_mask, regime)`` with shapes
+    (n × d) float, (n × d) bool and (n,) int (−1 = observational, else the
+    target index; multi-target protocols use the first target).
+    The core registers ``"default"`` (App. A.1 hard do-resampling).
+
+    Returns:
+        An iterable of :class:`InterventionInfo` with unique names.
+    """
+
+
+@hookspec
+def arena_metrics() -> Iterable[MetricInfo]:
+    """Return graph metrics computed for every successful run.
+
+    A metric's factory is ``f(true_adjacency, adjacency, edge_scores=None)``
+    over (d × d) 0/1 arrays with row = parent, returning a float or ``None``
+    when undefined. ``adjacency`` is always a DAG when a metric is called
+    (CPDAGs are oriented first, App. B.2). The core registers precision,
+    recall, F1, SHD, nSHD, SID, AUROC, AP and more.
+
+    Returns:
+        An iterable of :class:`MetricInfo` with unique names.
+    """

@@ -1,0 +1,71 @@
+"""Base class of discovery methods, in scikit-learn's estimator style.
+
+``__init__`` stores parameters (no work, no validation), ``fit`` does the
+work and leaves learned state in attributes ending in ``_``::
+
+    class PC(Method):
+        def __init__(self, alpha=0.05):
+            self.alpha = alpha
+
+        def fit(self, dataset):
+            from causallearn.search.ConstraintBased.PC import pc  # heavy import here
+            ...
+            self.adjacency_ = cpdag       # (d × d), row = parent
+            return self
+
+The worker constructs the class once per (method, params) and calls ``fit``
+on many datasets; :meth:`prediction` packages the learned state.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, ClassVar, Dict, Optional
+
+import numpy as np
+
+from .data import Dataset, Prediction
+
+
+class Method:
+    """A causal discovery method.
+
+    Class attributes:
+        output_kind: ``"dag"``, ``"cpdag"`` or ``"pag"``.
+
+    After ``fit``:
+        adjacency_: (d × d) array, row = parent (see :class:`Prediction`).
+        edge_scores_: optional (d × d) float confidence of i → j.
+        native_: optional native output.
+    """
+
+    output_kind: ClassVar[str] = "dag"
+
+    def get_params(self) -> Dict[str, Any]:
+        """Constructor parameters and their current values (provenance)."""
+        sig = inspect.signature(type(self).__init__)
+        return {
+            name: getattr(self, name)
+            for name, p in sig.parameters.items()
+            if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and hasattr(self, name)
+        }
+
+    def fit(self, dataset: Dataset) -> "Method":  # pragma: no cover - abstract
+        """Learn a graph from ``dataset`` (n × d) and return ``self``."""
+        raise NotImplementedError
+
+    def prediction(self) -> Prediction:
+        """The learned graph as a :class:`Prediction`.
+
+        Raises:
+            RuntimeError: ``fit`` has not been called.
+        """
+        if not hasattr(self, "adjacency_"):
+            raise RuntimeError(f"{type(self).__name__}.fit() has not been called")
+        scores: Optional[np.ndarray] = getattr(self, "edge_scores_", None)
+        return Prediction(
+            adjacency=np.asarray(self.adjacency_, dtype=float),
+            kind=self.output_kind,
+            edge_scores=None if scores is None else np.asarray(scores, dtype=float),
+            native=getattr(self, "native_", None),
+        )

@@ -1,0 +1,157 @@
+"""Typed, frozen records that plugins yield from the ``arena_*`` hooks.
+
+Every record has a ``name``; the plugin manager fills ``distribution`` and
+``version`` from the entry point that provided it. Records are cheap to build:
+``factory`` is an import path (``"package.module:Attribute"``) resolved only
+when the method or family is loaded for a run, so listing plugins never imports
+torch, R bridges or checkpoints.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable, Optional
+
+import attrs
+
+OUTPUT_KINDS = ("dag", "cpdag", "pag")
+
+
+def resolve(path: str) -> Any:
+    """Import ``"package.module:attr.sub"`` and return the attribute.
+
+    Raises:
+        ValueError: ``path`` has no ``:`` separator.
+        ImportError / AttributeError: the module or attribute does not exist.
+    """
+    if ":" not in path:
+        raise ValueError(f"factory path {path!r} must look like 'package.module:Attribute'")
+    module_name, _, attr = path.partition(":")
+    obj: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _check_name(instance: Any, attribute: attrs.Attribute, value: str) -> None:
+    if not value or not all(c.isalnum() or c in "_-." for c in value):
+        raise ValueError(f"{type(instance).__name__}.name {value!r} must be a non-empty identifier")
+
+
+@attrs.frozen(kw_only=True)
+class MethodInfo:
+    """A causal discovery method contributed through ``arena_methods``.
+
+    Attributes:
+        name: literature name, lower case (``"pc"``, ``"direct_lingam"``).
+        factory: import path of a :class:`causalarena.method.Method` subclass.
+        supports_interventions: the method consumes ``intervention_mask``; a
+            method without it is *missing* on obs+int splits (App. B.1).
+        output_kind: ``"dag"``, ``"cpdag"`` or ``"pag"`` (native output).
+        handles_missing: accepts NaN entries in ``X`` (case I4).
+        min_samples_factor: input check: require ``n >= factor * d`` rows
+            (case I6); 0 disables.
+        requires_full_rank: the method's test or score inverts the covariance
+            (Fisher-z, BIC); a rank-deficient table is invalid input (I1, I12).
+        params: default parameters (App. B.4), recorded for provenance.
+        citation: reference for the method.
+        description: one line shown by ``arena methods``.
+        requirements: pip requirement strings the method needs at run time.
+        distribution, version: filled by the plugin manager.
+    """
+
+    name: str = attrs.field(validator=_check_name)
+    factory: str
+    supports_interventions: bool = False
+    output_kind: str = attrs.field(default="dag", validator=attrs.validators.in_(OUTPUT_KINDS))
+    handles_missing: bool = False
+    min_samples_factor: float = 0.0
+    requires_full_rank: bool = False
+    params: dict = attrs.field(factory=dict)
+    citation: str = ""
+    description: str = ""
+    requirements: tuple = ()
+    distribution: str = ""
+    version: str = ""
+
+    def load(self) -> type:
+        """Import and return the method class (heavy imports happen here)."""
+        return resolve(self.factory)
+
+
+@attrs.frozen(kw_only=True)
+class FamilyInfo:
+    """An SCM family or real-data collection contributed through ``arena_families``.
+
+    Attributes:
+        name: ``"synthetic"``, ``"semantic"``, ``"formula"``, ``"real"`` …
+        factory: import path of a :class:`causalarena.family.Family` subclass.
+        kind: ``"synthetic"``, ``"semantic"``, ``"formula"`` or ``"real"``.
+        description: one line shown by ``arena families``.
+    """
+
+    name: str = attrs.field(validator=_check_name)
+    factory: str
+    kind: str = "synthetic"
+    description: str = ""
+    citation: str = ""
+    distribution: str = ""
+    version: str = ""
+
+    def load(self) -> type:
+        return resolve(self.factory)
+
+
+@attrs.frozen(kw_only=True)
+class InterventionInfo:
+    """An intervention protocol contributed through ``arena_interventions``.
+
+    Attributes:
+        name: ``"default"`` (hard do-resampling, App. A.1) …
+        factory: import path of a callable ``(scm, n_obs, n_int, rng) ->
+            (X, intervention_mask, regime)``; see :mod:`causalarena.interventions`.
+        n_obs, n_int: row budget of the obs+int split under this protocol.
+    """
+
+    name: str = attrs.field(validator=_check_name)
+    factory: str
+    n_obs: int = 800
+    n_int: int = 200
+    description: str = ""
+    distribution: str = ""
+    version: str = ""
+
+    def load(self) -> Callable[..., Any]:
+        return resolve(self.factory)
+
+
+@attrs.frozen(kw_only=True)
+class MetricInfo:
+    """A graph metric contributed through ``arena_metrics``.
+
+    Attributes:
+        name: column name in the result store (``"f1"``, ``"shd"`` …).
+        factory: import path of ``f(true_adjacency, adjacency, edge_scores) ->
+            float | None`` (d × d arrays, row = parent); ``None`` = undefined.
+        higher_is_better: direction for rankings.
+        needs_scores: only computed when the method returned edge scores.
+    """
+
+    name: str = attrs.field(validator=_check_name)
+    factory: str
+    higher_is_better: bool = True
+    needs_scores: bool = False
+    description: str = ""
+    distribution: str = ""
+    version: str = ""
+
+    def load(self) -> Callable[..., Optional[float]]:
+        return resolve(self.factory)
+
+
+RECORD_TYPES = {
+    "methods": MethodInfo,
+    "families": FamilyInfo,
+    "interventions": InterventionInfo,
+    "metrics": MetricInfo,
+}
