@@ -1,0 +1,285 @@
+"""The method worker: ``python -m causalarena.worker [--memory-mb M]``.
+
+One worker process imports and loads one method once, then fits it on many
+datasets (imports cost seconds; an interpreter per run is not acceptable).
+The runner (:mod:`causalarena.runner`) starts it with
+``start_new_session=True`` so that a timeout kills the whole process group.
+The worker depends only on the standard library, numpy and
+:mod:`causalarena.data` / :mod:`causalarena.method` — never on the plugin
+registry — so it can later run inside another virtualenv or a container.
+
+Protocol (version 1)
+--------------------
+JSON lines: one request object per line on **stdin**, exactly one response
+object per line on **stdout**. Every response carries ``"op"`` (echo of the
+request) and ``"status"``. ``NaN`` / ``Infinity`` tokens (Python's JSON
+extension) may appear in predictions. Anything a method prints, from Python or
+from C, goes to the worker's **stderr**: at start the worker duplicates the
+original stdout fd for the protocol and points fd 1 (and ``sys.stdout``) at
+stderr, so library output can never corrupt the channel.
+
+``{"op": "hello"}``
+    → ``{"op": "hello", "status": "ok", "protocol": 1, "pid": int,
+    "python": "3.11.9", "executable": str, "versions": {"numpy": ...,
+    "causalarena": ...}, "memory_mb": int | null, "rlimit_as_mb": int | null}``
+``{"op": "load", "factory": "pkg.mod:Class", "params": {...}}``
+    imports the class and constructs ``Class(**params)`` once.
+    → ``{"op": "load", "status": "ok" | "failed", "load_seconds": float,
+    "error": str | null, "traceback": str | null}``
+``{"op": "fit", "id": str, "dataset_path": "/x.npz", "seed": int}``
+    loads the ``.npz`` written by :meth:`causalarena.data.Dataset.save`
+    (without the true graph), seeds ``random`` and ``numpy.random`` with
+    ``seed``, clears the previous fit's ``adjacency_`` / ``edge_scores_`` /
+    ``native_`` and calls ``method.fit(dataset)``.
+    → ``{"op": "fit", "id": str, "status": "ok" | "failed" | "oom",
+    "fit_seconds": float, "prediction": Prediction.to_json() | null,
+    "error": str | null, "traceback": str | null, "peak_rss_mb": float}``
+    ``fit_seconds`` times ``fit`` + ``prediction`` only (not the dataset load);
+    ``peak_rss_mb`` is the worker's peak resident set during this fit (Linux
+    ``VmHWM`` after resetting it through ``/proc/self/clear_refs``; elsewhere
+    the process-lifetime peak). A ``MemoryError`` gives status ``"oom"``.
+``{"op": "shutdown"}``
+    → ``{"op": "shutdown", "status": "ok"}`` and the worker exits 0. EOF on
+    stdin also ends it.
+
+Unknown ops or malformed lines get ``{"op": ..., "status": "error", "error":
+...}`` and the worker keeps serving.
+
+Memory
+------
+``--memory-mb M`` (or env ``CAUSALARENA_WORKER_MEMORY_MB``) is the cap on the
+resident memory a fit may use. The runner enforces it from outside by polling
+the resident set of the worker's process tree (psutil) and killing the group
+on excess (status ``oom``). Inside, as a backstop against one huge
+allocation, the worker sets ``RLIMIT_AS`` *after* ``load`` to
+``virtual size after load + M + max(M, 1024) MB``: address space is not
+memory — torch and BLAS reserve gigabytes of virtual memory for thread pools
+and malloc arenas — so a tight ``RLIMIT_AS`` would kill healthy methods; the
+generous limit only catches single allocations far beyond the cap, which then
+raise ``MemoryError`` inside ``fit`` (status ``oom``, worker survives).
+
+The worker also exits when its parent dies (it is re-parented): a runner
+killed with SIGKILL leaves no workers behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+import traceback
+from typing import Any, Dict, Optional
+
+PROTOCOL_VERSION = 1
+MEMORY_ENV = "CAUSALARENA_WORKER_MEMORY_MB"
+_OUTPUT_ATTRS = ("adjacency_", "edge_scores_", "native_")
+
+
+def _read_status_kb(field: str) -> Optional[float]:
+    """A ``Vm*`` field of /proc/self/status in kB (None off Linux)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return float(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def _reset_peak_rss() -> bool:
+    """Reset the kernel's peak-RSS counter (VmHWM); False if unsupported."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _peak_rss_mb() -> float:
+    hwm = _read_status_kb("VmHWM")
+    if hwm is not None:
+        return hwm / 1024.0
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return ru / (1024.0 * 1024.0) if sys.platform == "darwin" else ru / 1024.0
+
+
+def _error_text(exc: BaseException) -> str:
+    return "".join(traceback.format_exception_only(type(exc), exc)).strip()
+
+
+def _watch_parent(parent: int) -> None:  # pragma: no cover - exercised via the SIGKILL test
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != parent:
+            os._exit(3)
+
+
+class Worker:
+    """State of one worker process: the loaded method and the memory cap."""
+
+    def __init__(self, memory_mb: Optional[int] = None) -> None:
+        self.memory_mb = memory_mb
+        self.rlimit_as_mb: Optional[int] = None
+        self.method: Any = None
+        self.factory: Optional[str] = None
+
+    # -- ops ---------------------------------------------------------------
+    def hello(self, req: Dict[str, Any]) -> Dict[str, Any]:
+        import platform
+
+        import numpy
+
+        from . import __version__
+
+        return {"status": "ok", "protocol": PROTOCOL_VERSION, "pid": os.getpid(),
+                "python": platform.python_version(), "executable": sys.executable,
+                "versions": {"numpy": numpy.__version__, "causalarena": __version__},
+                "memory_mb": self.memory_mb, "rlimit_as_mb": self.rlimit_as_mb}
+
+    def load(self, req: Dict[str, Any]) -> Dict[str, Any]:
+        from .records import resolve
+
+        t0 = time.perf_counter()
+        try:
+            cls = resolve(req["factory"])
+            self.method = cls(**(req.get("params") or {}))
+            self.factory = req["factory"]
+        except BaseException as exc:  # noqa: BLE001 - reported to the runner
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            return {"status": "failed", "load_seconds": time.perf_counter() - t0,
+                    "error": f"loading {req.get('factory')!r}: {_error_text(exc)}",
+                    "traceback": traceback.format_exc()}
+        self._set_rlimit()
+        return {"status": "ok", "load_seconds": time.perf_counter() - t0,
+                "error": None, "traceback": None}
+
+    def _set_rlimit(self) -> None:
+        if not self.memory_mb:
+            return
+        try:
+            import resource
+        except ImportError:  # pragma: no cover - Windows
+            return
+        vms_kb = _read_status_kb("VmSize")
+        if vms_kb is None:
+            return
+        limit_mb = int(vms_kb / 1024.0 + self.memory_mb + max(self.memory_mb, 1024))
+        try:
+            resource.setrlimit(resource.RLIMIT_AS, (limit_mb * 1024 * 1024, resource.RLIM_INFINITY))
+            self.rlimit_as_mb = limit_mb
+        except (ValueError, OSError):  # pragma: no cover - hard limit lower
+            pass
+
+    def fit(self, req: Dict[str, Any]) -> Dict[str, Any]:
+        out: Dict[str, Any] = {"id": req.get("id"), "prediction": None, "error": None,
+                               "traceback": None, "fit_seconds": 0.0}
+        if self.method is None:
+            out.update(status="failed", error="fit before a successful load", peak_rss_mb=_peak_rss_mb())
+            return out
+        import random
+
+        import numpy as np
+
+        from .data import Dataset
+
+        _reset_peak_rss()
+        t0 = time.perf_counter()
+        try:
+            dataset = Dataset.load(req["dataset_path"])
+            seed = req.get("seed")
+            if seed is not None:
+                random.seed(seed)
+                np.random.seed(int(seed) % (2 ** 32))
+            for attr in _OUTPUT_ATTRS:
+                if attr in vars(self.method):
+                    delattr(self.method, attr)
+            t0 = time.perf_counter()
+            self.method.fit(dataset)
+            prediction = self.method.prediction().to_json()
+            out.update(status="ok", prediction=prediction)
+        except MemoryError as exc:
+            out.update(status="oom", error=f"MemoryError: {exc}" if str(exc) else "MemoryError",
+                       traceback=traceback.format_exc())
+        except BaseException as exc:  # noqa: BLE001 - reported to the runner
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            out.update(status="failed", error=_error_text(exc), traceback=traceback.format_exc())
+        out["fit_seconds"] = time.perf_counter() - t0
+        out["peak_rss_mb"] = _peak_rss_mb()
+        return out
+
+    def serve(self, stdin: Any, channel: Any) -> int:
+        """Answer requests from ``stdin`` on ``channel`` until shutdown/EOF."""
+        for line in stdin:
+            line = line.strip()
+            if not line:
+                continue
+            op = None
+            try:
+                req = json.loads(line)
+                op = req.get("op")
+                if op == "shutdown":
+                    resp: Dict[str, Any] = {"status": "ok"}
+                elif op in ("hello", "load", "fit"):
+                    resp = getattr(self, op)(req)
+                else:
+                    resp = {"status": "error", "error": f"unknown op {op!r}; expected hello, load, fit, shutdown"}
+            except Exception as exc:  # noqa: BLE001 - malformed request
+                resp = {"status": "error", "error": f"bad request: {_error_text(exc)}"}
+            resp["op"] = op
+            try:
+                payload = json.dumps(resp)
+            except (TypeError, ValueError) as exc:
+                payload = json.dumps({"op": op, "id": resp.get("id"), "status": "failed",
+                                      "error": f"response not JSON serialisable: {exc}",
+                                      "fit_seconds": resp.get("fit_seconds"),
+                                      "peak_rss_mb": resp.get("peak_rss_mb")})
+            channel.write(payload + "\n")
+            channel.flush()
+            if op == "shutdown":
+                return 0
+        return 0
+
+
+def _protect_stdout() -> Any:
+    """Return a writer on the original stdout; route fd 1 to stderr."""
+    sys.stdout.flush()
+    channel = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return channel
+
+
+def main(argv: Optional[list] = None) -> int:
+    """Entry point of ``python -m causalarena.worker``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    memory_mb: Optional[int] = None
+    env_value = os.environ.get(MEMORY_ENV)
+    if env_value:
+        memory_mb = int(env_value)
+    while argv:
+        arg = argv.pop(0)
+        if arg == "--memory-mb" and argv:
+            memory_mb = int(argv.pop(0))
+        elif arg.startswith("--memory-mb="):
+            memory_mb = int(arg.split("=", 1)[1])
+        else:
+            sys.stderr.write(f"causalarena.worker: unknown argument {arg!r}\n"
+                             "usage: python -m causalarena.worker [--memory-mb M]\n")
+            return 2
+    if memory_mb is not None and memory_mb <= 0:
+        memory_mb = None
+    channel = _protect_stdout()
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    return Worker(memory_mb).serve(sys.stdin, channel)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
