@@ -1,0 +1,187 @@
+"""The result store: one SQLite file (stdlib ``sqlite3``, WAL journal).
+
+Table ``runs`` has one row per cell, keyed by
+``(family, scm_id, split, replicate, method, config_hash)``; ``config_hash``
+(:func:`config_hash`) covers the method parameters, standardisation, the
+intervention protocol and ``n``. Every run is written in its own transaction
+(``INSERT OR REPLACE``), so a runner killed at any moment leaves only whole
+rows, and rerunning the same grid skips the keys in :meth:`Store.done_keys`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
+
+KEY_COLUMNS = ("family", "scm_id", "split", "replicate", "method", "config_hash")
+STATUSES = ("ok", "failed", "timeout", "oom", "invalid_input", "invalid_output", "unsupported")
+
+#: column name → SQL type, in table order.
+COLUMNS = {
+    "family": "TEXT NOT NULL",
+    "scm_id": "TEXT NOT NULL",
+    "split": "TEXT NOT NULL",
+    "replicate": "INTEGER NOT NULL",
+    "method": "TEXT NOT NULL",
+    "config_hash": "TEXT NOT NULL",
+    "status": "TEXT NOT NULL",
+    "wall_seconds": "REAL",
+    "fit_seconds": "REAL",
+    "load_seconds": "REAL",
+    "peak_rss_mb": "REAL",
+    "error": "TEXT",
+    "traceback": "TEXT",
+    "flags": "TEXT",     # JSON list of strings
+    "metrics": "TEXT",   # JSON object name -> float | null
+    "params": "TEXT",    # JSON object (provenance)
+    "output_kind": "TEXT",
+    "n": "INTEGER",
+    "d": "INTEGER",
+    "seed": "INTEGER",
+    "standardise": "INTEGER",
+    "protocol": "TEXT",
+    "python": "TEXT",
+    "method_version": "TEXT",
+    "started_at": "TEXT",
+    "finished_at": "TEXT",
+}
+
+Key = Tuple[str, str, str, int, str, str]
+
+
+def config_hash(params: Dict[str, Any], standardise: bool, protocol: str = "default",
+                n: Optional[int] = None) -> str:
+    """16-hex-digit SHA-256 of the run configuration that changes results.
+
+    Covers the method ``params``, ``standardise``, the intervention
+    ``protocol`` and the row count override ``n`` (canonical JSON, sorted keys).
+    """
+    payload = json.dumps({"params": params, "standardise": bool(standardise),
+                          "protocol": protocol, "n": n}, sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+class Store:
+    """An SQLite result store; safe to share between the runner's threads.
+
+    Args:
+        path: database file (created with its parent directory missing →
+            ``sqlite3.OperationalError``); ``":memory:"`` for tests.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = str(path)
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None,
+                                     timeout=60.0)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        cols = ",\n  ".join(f"{k} {v}" for k, v in COLUMNS.items())
+        self._conn.execute(
+            f"CREATE TABLE IF NOT EXISTS runs (\n  {cols},\n  PRIMARY KEY ({', '.join(KEY_COLUMNS)}))")
+
+    # -- writing -------------------------------------------------------------
+    def record(self, row: Dict[str, Any]) -> None:
+        """Write one run in its own transaction (replacing the same key).
+
+        ``flags`` (list), ``metrics`` and ``params`` (dicts) are stored as
+        JSON. Unknown keys raise ``KeyError`` naming them; a status outside
+        :data:`STATUSES` raises ``ValueError``.
+        """
+        unknown = set(row) - set(COLUMNS)
+        if unknown:
+            raise KeyError(f"unknown run columns {sorted(unknown)}")
+        missing = [k for k in KEY_COLUMNS + ("status",) if row.get(k) is None]
+        if missing:
+            raise KeyError(f"run row lacks {missing}")
+        if row["status"] not in STATUSES:
+            raise ValueError(f"status {row['status']!r} not in {STATUSES}")
+        values = dict(row)
+        for k in ("flags", "metrics", "params"):
+            if k in values and not isinstance(values[k], (str, type(None))):
+                values[k] = json.dumps(values[k], sort_keys=True, default=str)
+        if "standardise" in values and values["standardise"] is not None:
+            values["standardise"] = int(bool(values["standardise"]))
+        names = list(values)
+        sql = (f"INSERT OR REPLACE INTO runs ({', '.join(names)}) "
+               f"VALUES ({', '.join('?' for _ in names)})")
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute(sql, [values[k] for k in names])
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+
+    # -- reading -------------------------------------------------------------
+    def done_keys(self, statuses: Optional[Iterable[str]] = None) -> Set[Key]:
+        """Keys of stored runs (optionally only those with these statuses)."""
+        sql = f"SELECT {', '.join(KEY_COLUMNS)} FROM runs"
+        args: List[Any] = []
+        if statuses is not None:
+            statuses = list(statuses)
+            sql += f" WHERE status IN ({', '.join('?' for _ in statuses)})"
+            args = statuses
+        with self._lock:
+            rows = self._conn.execute(sql, args).fetchall()
+        return {tuple(r) for r in rows}  # type: ignore[misc]
+
+    def rows(self) -> List[Dict[str, Any]]:
+        """All runs as dicts (JSON columns decoded), ordered by key."""
+        with self._lock:
+            cur = self._conn.execute(f"SELECT * FROM runs ORDER BY {', '.join(KEY_COLUMNS)}")
+            names = [c[0] for c in cur.description]
+            raw = cur.fetchall()
+        out = []
+        for r in raw:
+            row = dict(zip(names, r))
+            row["flags"] = json.loads(row["flags"]) if row["flags"] else []
+            row["metrics"] = json.loads(row["metrics"]) if row["metrics"] else {}
+            row["params"] = json.loads(row["params"]) if row["params"] else {}
+            out.append(row)
+        return out
+
+    def runs_frame(self) -> Any:
+        """A ``pandas.DataFrame`` with one row per run.
+
+        Columns: every column of :data:`COLUMNS` except ``metrics`` and
+        ``traceback``, then one float column per metric found in any row
+        (``NaN`` where missing; a metric whose name collides with a run
+        column is prefixed ``metric_``). ``flags`` is a comma-joined string
+        (``""`` when none). This is what :mod:`causalarena.report` consumes.
+        """
+        import pandas as pd
+
+        rows = self.rows()
+        base = [c for c in COLUMNS if c not in ("metrics", "traceback")]
+        metric_names: List[str] = []
+        for r in rows:
+            for k in r["metrics"]:
+                if k not in metric_names:
+                    metric_names.append(k)
+        rename = {m: (f"metric_{m}" if m in COLUMNS else m) for m in metric_names}
+        records = []
+        for r in rows:
+            rec = {c: r[c] for c in base}
+            rec["flags"] = ",".join(r["flags"])
+            rec["params"] = json.dumps(r["params"], sort_keys=True)
+            rec["standardise"] = None if r["standardise"] is None else bool(r["standardise"])
+            for m in metric_names:
+                v = r["metrics"].get(m)
+                rec[rename[m]] = float("nan") if v is None else float(v)
+            records.append(rec)
+        return pd.DataFrame.from_records(records, columns=base + [rename[m] for m in metric_names])
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

@@ -1,0 +1,3 @@
+"""The synthetic SCM family of CausalArena (App. A.1 of the paper)."""
+
+GENERATOR_VERSION = "synthetic@1"
