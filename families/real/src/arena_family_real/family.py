@@ -1,0 +1,207 @@
+"""The ``real`` family: public tables with published graphs, plus user tables.
+
+Instances:
+
+* ``sachs`` — the Sachs et al. (2005, *Science* 308:523–529) flow-cytometry
+  table and graph **as shipped by cdt 0.6.0** (``cdt/data/resources/
+  cyto_full_data.csv``: 7466 rows × 11 proteins; ``cyto_full_target.csv``:
+  18 directed edges). The files are located through ``importlib.metadata``;
+  ``cdt`` itself is never imported (its import pulls optional heavy stacks).
+* user tables given by the options ``tables`` and ``folder`` (see
+  :class:`RealFamily`).
+
+Every instance is obs-only with a single replicate: the table is fixed, so
+further replicates would be identical.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any, Iterable, List, Sequence, Tuple, Union
+
+from causalarena.family import Family
+
+from .loader import FAMILY, TableInstance, load_table, read_edges, read_table
+
+SACHS_DISTRIBUTION = "cdt"
+SACHS_DATA = "cdt/data/resources/cyto_full_data.csv"
+SACHS_TARGET = "cdt/data/resources/cyto_full_target.csv"
+SACHS_CITATION = (
+    "Sachs, K., Perez, O., Pe'er, D., Lauffenburger, D. A., & Nolan, G. P. (2005). "
+    "Causal protein-signaling networks derived from multiparameter single-cell data. "
+    "Science, 308(5721), 523-529."
+)
+#: The 11 proteins, in the column order of cdt's file.
+SACHS_COLUMNS = ("praf", "pmek", "plcg", "PIP2", "PIP3", "p44/42", "pakts473",
+                 "PKA", "PKC", "P38", "pjnk")
+
+#: Suffixes recognised as the edge list of ``<name>.csv`` in a folder.
+EDGE_SUFFIXES = (".edges.csv", ".edges.txt", ".edges")
+
+
+def sachs_files() -> Tuple[Path, Path, str]:
+    """Paths of cdt's Sachs data and target files, and cdt's version.
+
+    Raises:
+        ModuleNotFoundError: cdt is not installed (install ``cdt==0.6.0``).
+        FileNotFoundError: the installed cdt does not ship the files.
+    """
+    from importlib import metadata
+
+    try:
+        dist = metadata.distribution(SACHS_DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        raise ModuleNotFoundError(
+            "the 'sachs' instance reads the Sachs table shipped by cdt: "
+            "pip install cdt==0.6.0"
+        ) from None
+    found = {}
+    for f in dist.files or ():
+        posix = Path(str(f)).as_posix()
+        if posix in (SACHS_DATA, SACHS_TARGET):
+            found[posix] = Path(str(dist.locate_file(f)))
+    for rel in (SACHS_DATA, SACHS_TARGET):
+        if rel not in found or not found[rel].is_file():
+            raise FileNotFoundError(
+                f"cdt {dist.version} does not ship {rel}; the 'sachs' instance expects cdt==0.6.0"
+            )
+    return found[SACHS_DATA], found[SACHS_TARGET], dist.version
+
+
+@functools.lru_cache(maxsize=1)
+def sachs_instance() -> TableInstance:
+    """The Sachs flow-cytometry instance (cached: the files are read once).
+
+    The published graph as shipped by cdt contains the feedback loop
+    PIP2 → PIP3 → plcg → PIP2, so it is loaded with ``allow_cycles=True``
+    and the cycle is recorded in ``metadata["truth_cycles"]`` (and
+    ``truth_is_dag`` is False); see the README's caveats.
+
+    Raises:
+        ModuleNotFoundError / FileNotFoundError: see :func:`sachs_files`.
+        TableFormatError: the files are not as expected (column named).
+    """
+    data_path, target_path, version = sachs_files()
+    columns, X = read_table(data_path)
+    A, cycles = read_edges(target_path, columns, allow_cycles=True)
+    source = f"cdt {version} cyto_full"
+    return TableInstance(
+        family=FAMILY, scm_id="sachs", columns=columns, X_raw=X, adjacency=A,
+        source=source, cycles=cycles,
+        factors={"source": source, "domain": "biology", "d": len(columns), "n": int(X.shape[0])},
+    )
+
+
+def _as_pairs(tables: Any) -> List[Tuple[str, str]]:
+    """Normalise the ``tables`` option to (csv, edges) pairs.
+
+    Accepts a sequence of pairs, or strings ``"data.csv=edges.csv"`` (the
+    form a command-line option can carry), or one such string with pairs
+    separated by ``;``.
+    """
+    if isinstance(tables, str):
+        tables = [t for t in tables.split(";") if t.strip()]
+    pairs = []
+    for t in tables:
+        if isinstance(t, str):
+            if "=" not in t:
+                raise ValueError(
+                    f"real family option tables: {t!r} must be 'data.csv=edges.csv' or a pair"
+                )
+            csv_path, _, edges = t.partition("=")
+            pairs.append((csv_path.strip(), edges.strip()))
+        else:
+            csv_path, edges = t
+            pairs.append((str(csv_path), str(edges)))
+    return pairs
+
+
+def folder_pairs(folder: Union[str, Path]) -> List[Tuple[str, Path, Path]]:
+    """``(name, csv, edges)`` for every ``<name>.csv`` in ``folder``.
+
+    The edge list of ``<name>.csv`` is ``<name>.edges.csv``,
+    ``<name>.edges.txt`` or ``<name>.edges`` (first found).
+
+    Raises:
+        FileNotFoundError: the folder does not exist, or a data CSV has no
+            edge list (both named).
+    """
+    root = Path(folder)
+    if not root.is_dir():
+        raise FileNotFoundError(f"real family option folder: not a directory: {root}")
+    out = []
+    for csv_path in sorted(root.glob("*.csv")):
+        if csv_path.name.endswith(".edges.csv"):
+            continue
+        name = csv_path.name[: -len(".csv")]
+        edges = next((root / (name + s) for s in EDGE_SUFFIXES if (root / (name + s)).is_file()),
+                     None)
+        if edges is None:
+            raise FileNotFoundError(
+                f"real family option folder: {csv_path} has no edge list "
+                f"(expected one of {', '.join(name + s for s in EDGE_SUFFIXES)})"
+            )
+        out.append((name, csv_path, edges))
+    return out
+
+
+class RealFamily(Family):
+    """Public tables with published graphs, and user tables.
+
+    Options (``arena run --family-option real.<option>=...``):
+        sachs (bool, default True): include the Sachs table from cdt.
+        tables: user tables, a list of ``(csv, edges)`` pairs or strings
+            ``"data.csv=edges.csv"`` (``;``-separated in one string); the
+            instance id is the CSV's stem.
+        folder: a directory; every ``<name>.csv`` with an edge list
+            ``<name>.edges.csv`` / ``.edges.txt`` / ``.edges`` is an instance
+            ``<name>``.
+
+    Raises (from :meth:`instances`):
+        ValueError: two instances share an id, or an unknown option.
+        FileNotFoundError, TableFormatError: a bad user table (see
+            :func:`~arena_family_real.loader.load_table`).
+    """
+
+    name = "real"
+    OPTIONS = ("sachs", "tables", "folder")
+
+    def __init__(self, **options: Any) -> None:
+        unknown = sorted(set(options) - set(self.OPTIONS))
+        if unknown:
+            raise ValueError(f"real family: unknown option(s) {unknown}; known: {list(self.OPTIONS)}")
+        super().__init__(**options)
+        self._instances: Union[List[TableInstance], None] = None
+
+    def _build(self) -> Iterable[TableInstance]:
+        sachs = self.options.get("sachs", True)
+        if isinstance(sachs, str):
+            sachs = sachs.strip().lower() not in ("0", "false", "no", "off")
+        if sachs:
+            yield sachs_instance()
+        for csv_path, edges in _as_pairs(self.options.get("tables") or ()):
+            yield load_table(csv_path, edges)
+        if self.options.get("folder"):
+            for name, csv_path, edges in folder_pairs(self.options["folder"]):
+                yield load_table(csv_path, edges, name=name)
+
+    def instances(self) -> List[TableInstance]:
+        """All instances (built once per family object)."""
+        if self._instances is None:
+            built: List[TableInstance] = []
+            seen = {}
+            for inst in self._build():
+                if inst.scm_id in seen:
+                    raise ValueError(
+                        f"real family: two instances named {inst.scm_id!r} "
+                        f"({seen[inst.scm_id]} and {inst.source})"
+                    )
+                seen[inst.scm_id] = inst.source
+                built.append(inst)
+            self._instances = built
+        return list(self._instances)
+
+
+__all__: Sequence[str] = ("RealFamily", "sachs_instance", "sachs_files", "folder_pairs",
+                          "SACHS_COLUMNS", "SACHS_CITATION")
