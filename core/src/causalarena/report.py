@@ -1,0 +1,328 @@
+"""Leaderboard and failure reports in the layout of the paper's Table 2 (§5.1).
+
+Input is a runs table (one row per family instance × split × replicate ×
+method), a :class:`pandas.DataFrame` with the columns :data:`RUN_COLUMNS` plus
+one float column per metric (NaN when missing).
+
+Aggregation (paper §5.1: "for each SCM ... we first average F1 and SHD
+separately over repeated runs, yielding one score per metric per unit"; Table
+2 caption):
+
+1. keep runs with ``status == "ok"``; average each metric over replicates per
+   (method, family, split, scm_id) — one score per SCM, NaN values skipped;
+2. a cell (method × family × split) is the mean and the sample standard
+   deviation (ddof = 1; undefined with one SCM) of those SCM scores;
+3. a cell is "–" when it has no runs or every run is ``unsupported``
+   (App. B.1: a method without intervention support is *missing* on obs+int,
+   not failed);
+4. every other non-ok status (failed, timeout, oom, invalid_input,
+   invalid_output) is a failure: counted per cell and shown as ``⚠k``
+   together with ``(ok/total ok)``, the means being over successes only
+   (case I10);
+5. "Avg" is the unweighted mean of the method's available cell means, and
+   its standard deviation is the mean of those cells' standard deviations —
+   the convention that reproduces the paper's Table 2 (e.g. PC: F1 cells
+   0.31, 0.33, 0.22 → 0.29; sds 0.12, 0.15, 0.16 → 0.14).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "RUN_COLUMNS",
+    "STATUSES",
+    "FAILURE_STATUSES",
+    "leaderboard",
+    "leaderboard_numeric",
+    "failure_table",
+    "to_markdown",
+    "write_report",
+    "print_report",
+]
+
+RUN_COLUMNS = ("family", "scm_id", "split", "replicate", "method", "status",
+               "wall_seconds", "fit_seconds", "error")
+STATUSES = ("ok", "failed", "timeout", "oom", "invalid_input", "invalid_output", "unsupported")
+FAILURE_STATUSES = tuple(s for s in STATUSES if s not in ("ok", "unsupported"))
+
+SPLIT_LABELS = {"obs": "obs", "obs_int": "obs+int"}
+FAMILY_ORDER = ("synthetic", "semantic", "formula", "real")
+MISSING = "–"
+WARN = "⚠"
+AVG = "Avg"
+
+# number of decimals per metric (Table 2: F1 two, SHD one)
+_DECIMALS = {"shd": 1, "sid": 1, "n_edges": 1, "wall_seconds": 1, "fit_seconds": 1}
+
+
+def _check_runs(runs: pd.DataFrame, metrics: Sequence[str]) -> None:
+    if not isinstance(runs, pd.DataFrame):
+        raise TypeError(f"runs must be a pandas DataFrame, got {type(runs).__name__}")
+    needed = ("family", "scm_id", "split", "replicate", "method", "status")
+    missing = [c for c in needed if c not in runs.columns]
+    if missing:
+        raise ValueError(f"runs is missing column(s) {missing}; has {list(runs.columns)}")
+    missing_metrics = [m for m in metrics if m not in runs.columns]
+    if missing_metrics:
+        raise ValueError(f"runs has no metric column(s) {missing_metrics}")
+    unknown = sorted(set(runs["status"].astype(str)) - set(STATUSES))
+    if unknown:
+        rows = runs.index[runs["status"].astype(str).isin(unknown)].tolist()[:5]
+        raise ValueError(f"runs has unknown status value(s) {unknown} (rows {rows}); "
+                         f"expected one of {STATUSES}")
+
+
+def _ordered(values: Iterable[Any], preferred: Sequence[str]) -> List[Any]:
+    seen = list(dict.fromkeys(values))
+    head = [v for v in preferred if v in seen]
+    return head + sorted((v for v in seen if v not in preferred), key=str)
+
+
+def _columns(runs: pd.DataFrame) -> List[Tuple[str, str]]:
+    families = _ordered(runs["family"], FAMILY_ORDER)
+    splits = _ordered(runs["split"], tuple(SPLIT_LABELS))
+    present = set(zip(runs["family"], runs["split"]))
+    return [(f, s) for f in families for s in splits if (f, s) in present]
+
+
+def _label(family: str, split: str) -> str:
+    return f"{family} / {SPLIT_LABELS.get(split, split)}"
+
+
+def _cell_stats(cell: pd.DataFrame, metrics: Sequence[str]) -> Dict[str, Any]:
+    status = cell["status"].astype(str)
+    n_ok = int((status == "ok").sum())
+    n_unsupported = int((status == "unsupported").sum())
+    n_failed = int(status.isin(FAILURE_STATUSES).sum())
+    out: Dict[str, Any] = {"n_runs": int(len(cell)), "n_ok": n_ok, "n_failed": n_failed,
+                           "n_unsupported": n_unsupported}
+    ok = cell[status == "ok"]
+    per_scm = ok.groupby("scm_id", sort=True)[list(metrics)].mean() if n_ok else None
+    out["n_scm"] = 0 if per_scm is None else int(len(per_scm))
+    for m in metrics:
+        col = per_scm[m].dropna() if per_scm is not None else pd.Series(dtype=float)
+        out[f"{m}_mean"] = float(col.mean()) if len(col) else math.nan
+        out[f"{m}_sd"] = float(col.std(ddof=1)) if len(col) > 1 else math.nan
+    return out
+
+
+def leaderboard_numeric(runs: pd.DataFrame, metrics: Sequence[str] = ("f1", "shd")) -> pd.DataFrame:
+    """Numeric leaderboard: one row per (method, family, split) plus one "Avg" row per method.
+
+    Args:
+        runs: runs table (see module docstring).
+        metrics: metric columns to aggregate.
+
+    Returns:
+        Tidy DataFrame with columns ``method, family, split, column, n_runs,
+        n_ok, n_failed, n_unsupported, n_scm`` and ``<metric>_mean``,
+        ``<metric>_sd`` for each metric (NaN when undefined). Avg rows have
+        ``family = split = column = "Avg"``, counts summed over the method's
+        cells, ``<metric>_mean`` = unweighted mean of available cell means and
+        ``<metric>_sd`` = mean of the available cell sds (Table 2 caption).
+        Every (method, column) pair present in ``runs`` gets a row, including
+        cells without runs for that method (counts 0).
+
+    Raises:
+        ValueError: missing columns, unknown metric columns or unknown status
+            values (named).
+    """
+    metrics = list(metrics)
+    _check_runs(runs, metrics)
+    methods = list(dict.fromkeys(runs["method"]))
+    columns = _columns(runs)
+    groups = {key: g for key, g in runs.groupby(["method", "family", "split"], sort=False)}
+    rows = []
+    for method in methods:
+        cell_rows = []
+        for family, split in columns:
+            cell = groups.get((method, family, split), runs.iloc[0:0])
+            row = {"method": method, "family": family, "split": split,
+                   "column": _label(family, split)}
+            row.update(_cell_stats(cell, metrics))
+            cell_rows.append(row)
+        avg: Dict[str, Any] = {"method": method, "family": AVG, "split": AVG, "column": AVG}
+        for key in ("n_runs", "n_ok", "n_failed", "n_unsupported", "n_scm"):
+            avg[key] = int(sum(r[key] for r in cell_rows))
+        for m in metrics:
+            means = [r[f"{m}_mean"] for r in cell_rows if not math.isnan(r[f"{m}_mean"])]
+            sds = [r[f"{m}_sd"] for r in cell_rows if not math.isnan(r[f"{m}_sd"])]
+            avg[f"{m}_mean"] = float(np.mean(means)) if means else math.nan
+            avg[f"{m}_sd"] = float(np.mean(sds)) if sds else math.nan
+        rows.extend(cell_rows)
+        rows.append(avg)
+    counts = ["n_runs", "n_ok", "n_failed", "n_unsupported", "n_scm"]
+    stats = [f"{m}_{k}" for m in metrics for k in ("mean", "sd")]
+    out = pd.DataFrame(rows, columns=["method", "family", "split", "column"] + counts + stats)
+    for c in counts:
+        out[c] = out[c].astype("int64")
+    for c in stats:
+        out[c] = out[c].astype("float64")
+    return out
+
+
+def _fmt(value: float, metric: str) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING
+    return f"{value:.{_DECIMALS.get(metric, 2)}f}"
+
+
+def _cell_text(row: pd.Series, metrics: Sequence[str]) -> str:
+    parts = [f"{_fmt(row[f'{m}_mean'], m)} ({_fmt(row[f'{m}_sd'], m)})" for m in metrics]
+    has_score = any(not math.isnan(row[f"{m}_mean"]) for m in metrics)
+    if row["column"] == AVG:
+        return " / ".join(parts) if has_score else MISSING
+    if row["n_failed"] == 0:
+        if row["n_ok"] == 0 or not has_score:
+            return MISSING  # no runs, or every run unsupported
+        return " / ".join(parts)
+    attempted = row["n_ok"] + row["n_failed"]
+    counts = f"{WARN}{row['n_failed']} ({row['n_ok']}/{attempted} ok)"
+    return (" / ".join(parts) + " " + counts) if has_score else f"{MISSING} {counts}"
+
+
+def leaderboard(runs: pd.DataFrame, metrics: Sequence[str] = ("f1", "shd")) -> pd.DataFrame:
+    """Leaderboard in the paper's Table 2 layout, as display strings.
+
+    Rows are methods (in order of first appearance in ``runs``); columns are
+    family × split (``"synthetic / obs"``, ``"synthetic / obs+int"``, …, in
+    the order synthetic, semantic, formula, real, then others) plus ``"Avg"``.
+    A cell reads ``"0.41 (0.08) / 12.3 (3.1)"`` — mean (sd) of each metric,
+    joined by " / " — with ``" ⚠2 (13/15 ok)"`` appended when 2 runs failed
+    (means are over the 13 successes), ``"–"`` when there are no runs or all
+    are unsupported, and ``"– ⚠k (0/k ok)"`` when every attempt failed. An
+    undefined sd (one SCM) is printed as "–". See the module docstring for
+    the aggregation and :func:`leaderboard_numeric` for the numbers.
+
+    Raises:
+        ValueError: as :func:`leaderboard_numeric`.
+    """
+    numeric = leaderboard_numeric(runs, metrics)
+    labels = [_label(f, s) for f, s in _columns(runs)] + [AVG]
+    table = pd.DataFrame(index=pd.Index(list(dict.fromkeys(numeric["method"])), name="method"),
+                         columns=labels, dtype=object)
+    for _, row in numeric.iterrows():
+        table.loc[row["method"], row["column"]] = _cell_text(row, metrics)
+    return table
+
+
+def failure_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Counts of every status per method × family × split.
+
+    Returns:
+        DataFrame with columns ``method, family, split`` and one int column
+        per status in :data:`STATUSES` order (zeros included), plus ``total``.
+
+    Raises:
+        ValueError: missing columns or unknown statuses.
+    """
+    _check_runs(runs, [])
+    keys = ["method", "family", "split"]
+    counts = (runs.assign(status=runs["status"].astype(str))
+              .groupby(keys + ["status"], sort=False).size()
+              .unstack("status", fill_value=0)
+              .reindex(columns=list(STATUSES), fill_value=0))
+    counts.columns.name = None
+    counts = counts.astype("int64")
+    counts["total"] = counts.sum(axis=1)
+    return counts.reset_index()
+
+
+def to_markdown(df: pd.DataFrame, index: bool = True) -> str:
+    """Render a DataFrame as a GitHub-flavoured Markdown table.
+
+    Written here (a dozen lines) instead of ``DataFrame.to_markdown``, which
+    needs the optional ``tabulate`` dependency. ``|`` in cells is escaped,
+    NaN/None print as "–".
+    """
+    def text(value: Any) -> str:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return MISSING
+        return str(value).replace("|", "\\|").replace("\n", " ")
+
+    header = ([df.index.name or ""] if index else []) + [text(c) for c in df.columns]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    for idx, row in df.iterrows():
+        cells = ([text(idx)] if index else []) + [text(v) for v in row.tolist()]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_report(runs: pd.DataFrame, outdir: Any,
+                 metrics: Sequence[str] = ("f1", "shd")) -> Dict[str, Path]:
+    """Write the report files into ``outdir`` (created if needed).
+
+    Files: ``leaderboard.csv`` and ``leaderboard.parquet`` (the numeric
+    leaderboard, :func:`leaderboard_numeric`), ``runs.parquet`` (the input
+    runs), ``failures.csv`` (:func:`failure_table`) and ``leaderboard.md``
+    (the Table 2 layout strings and the failure table in Markdown).
+
+    Returns:
+        file name → path, for the five files above.
+
+    Raises:
+        ValueError: as :func:`leaderboard_numeric`.
+    """
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    numeric = leaderboard_numeric(runs, metrics)
+    table = leaderboard(runs, metrics)
+    failures = failure_table(runs)
+    paths = {name: outdir / name for name in ("leaderboard.csv", "leaderboard.parquet",
+                                              "runs.parquet", "failures.csv", "leaderboard.md")}
+    numeric.to_csv(paths["leaderboard.csv"], index=False)
+    numeric.to_parquet(paths["leaderboard.parquet"], index=False)
+    runs.to_parquet(paths["runs.parquet"], index=False)
+    failures.to_csv(paths["failures.csv"], index=False)
+    title = " / ".join(m.upper() if len(m) <= 4 else m for m in metrics)
+    md = [f"# Leaderboard ({title})", "",
+          "Cells: mean (sd) over SCM-level means of replicates; – = unsupported or no runs; "
+          f"{WARN}k = k failed runs (means over successes). Avg = unweighted mean of available "
+          "cell means (sd: mean of cell sds).", "",
+          to_markdown(table), "## Run status counts", "",
+          to_markdown(failures, index=False)]
+    paths["leaderboard.md"].write_text("\n".join(md), encoding="utf-8")
+    return paths
+
+
+def print_report(runs: pd.DataFrame, console: Optional[Any] = None,
+                 metrics: Sequence[str] = ("f1", "shd")) -> None:
+    """Print the leaderboard (and failures, if any) as rich tables.
+
+    Args:
+        runs: runs table.
+        console: a :class:`rich.console.Console` (default: a new one on stdout).
+        metrics: metric columns shown in each cell.
+
+    Raises:
+        ValueError: as :func:`leaderboard_numeric`.
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    table = leaderboard(runs, metrics)
+    title = " / ".join(m.upper() if len(m) <= 4 else m for m in metrics)
+    rich_table = Table(title=f"Leaderboard ({title}): mean (sd) over SCMs")
+    rich_table.add_column("method", style="bold")
+    for col in table.columns:
+        rich_table.add_column(str(col), justify="right")
+    for method, row in table.iterrows():
+        rich_table.add_row(str(method), *[str(v) for v in row.tolist()])
+    console.print(rich_table)
+    failures = failure_table(runs)
+    failed = failures[failures[list(FAILURE_STATUSES)].sum(axis=1) > 0]
+    if len(failed):
+        ftable = Table(title="Failed runs (status counts)")
+        for col in ["method", "family", "split", *FAILURE_STATUSES]:
+            ftable.add_column(col)
+        for _, row in failed.iterrows():
+            ftable.add_row(*[str(row[c]) for c in ["method", "family", "split",
+                                                   *FAILURE_STATUSES]])
+        console.print(ftable)

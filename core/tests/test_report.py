@@ -1,0 +1,168 @@
+"""Hand-computed leaderboard tests for causalarena.report (Table 2 layout)."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from causalarena import report as R
+
+NAN = math.nan
+
+
+def _runs() -> pd.DataFrame:
+    """Two methods × two families × two splits × two SCMs × two replicates.
+
+    pc does not support interventions: its obs_int runs are "unsupported".
+    """
+    rows = []
+
+    def add(method, family, split, scm, rep, status, f1=NAN, shd=NAN):
+        rows.append({"family": family, "scm_id": scm, "split": split, "replicate": rep,
+                     "method": method, "status": status,
+                     "wall_seconds": 1.0 + rep, "fit_seconds": 0.5 + rep,
+                     "error": None if status == "ok" else f"{status} in {method}",
+                     "f1": f1, "shd": shd})
+
+    # pc, synthetic obs: SCM means s1 (0.5, 11), s2 (0.3, 21)
+    add("pc", "synthetic", "obs", "s1", 0, "ok", 0.4, 10)
+    add("pc", "synthetic", "obs", "s1", 1, "ok", 0.6, 12)
+    add("pc", "synthetic", "obs", "s2", 0, "ok", 0.2, 20)
+    add("pc", "synthetic", "obs", "s2", 1, "ok", 0.4, 22)
+    # pc, semantic obs: m1 (0.8, 2) from one ok + one timeout; m2 (0.6, 6)
+    add("pc", "semantic", "obs", "m1", 0, "ok", 0.8, 2)
+    add("pc", "semantic", "obs", "m1", 1, "timeout")
+    add("pc", "semantic", "obs", "m2", 0, "ok", 0.6, 4)
+    add("pc", "semantic", "obs", "m2", 1, "ok", 0.6, 8)
+    for fam, scms in (("synthetic", ("s1", "s2")), ("semantic", ("m1", "m2"))):
+        for scm in scms:
+            for rep in (0, 1):
+                add("pc", fam, "obs_int", scm, rep, "unsupported")
+    # gies, synthetic obs: s1 (0.5, 8), s2 (0.7, 6)
+    add("gies", "synthetic", "obs", "s1", 0, "ok", 0.5, 8)
+    add("gies", "synthetic", "obs", "s1", 1, "ok", 0.5, 8)
+    add("gies", "synthetic", "obs", "s2", 0, "ok", 0.7, 6)
+    add("gies", "synthetic", "obs", "s2", 1, "ok", 0.7, 6)
+    # gies, synthetic obs_int: s1 (0.8, 4); s2 failed + oom -> one SCM only
+    add("gies", "synthetic", "obs_int", "s1", 0, "ok", 0.9, 3)
+    add("gies", "synthetic", "obs_int", "s1", 1, "ok", 0.7, 5)
+    add("gies", "synthetic", "obs_int", "s2", 0, "failed")
+    add("gies", "synthetic", "obs_int", "s2", 1, "oom")
+    # gies, semantic obs: m1 (1.0, 0), m2 (0.5, 3)
+    add("gies", "semantic", "obs", "m1", 0, "ok", 1.0, 0)
+    add("gies", "semantic", "obs", "m1", 1, "ok", 1.0, 0)
+    add("gies", "semantic", "obs", "m2", 0, "ok", 0.5, 3)
+    add("gies", "semantic", "obs", "m2", 1, "ok", 0.5, 3)
+    # gies, semantic obs_int: every run timed out
+    for scm in ("m1", "m2"):
+        for rep in (0, 1):
+            add("gies", "semantic", "obs_int", scm, rep, "timeout")
+    return pd.DataFrame(rows)
+
+
+COLUMNS = ["synthetic / obs", "synthetic / obs+int", "semantic / obs", "semantic / obs+int", "Avg"]
+
+
+def test_leaderboard_strings_hand_computed():
+    table = R.leaderboard(_runs())
+    assert list(table.columns) == COLUMNS
+    assert list(table.index) == ["pc", "gies"]
+    # pc synthetic obs: F1 SCM means 0.5, 0.3 -> mean 0.40, sd sqrt(0.02)=0.141;
+    # SHD 11, 21 -> 16.0, sd sqrt(50)=7.07
+    assert table.loc["pc", "synthetic / obs"] == "0.40 (0.14) / 16.0 (7.1)"
+    # unsupported cells
+    assert table.loc["pc", "synthetic / obs+int"] == "–"
+    assert table.loc["pc", "semantic / obs+int"] == "–"
+    # one timeout: means over the 3 successes, SCM means (0.8, 2), (0.6, 6)
+    # -> F1 0.70 (0.14), SHD 4.0 (sqrt(8) = 2.83)
+    assert table.loc["pc", "semantic / obs"] == "0.70 (0.14) / 4.0 (2.8) ⚠1 (3/4 ok)"
+    # Avg = unweighted mean of cell means, sd = mean of cell sds:
+    # F1 (0.4 + 0.7)/2 = 0.55, sd 0.141; SHD (16 + 4)/2 = 10.0, sd (7.07+2.83)/2 = 4.95
+    assert table.loc["pc", "Avg"] == "0.55 (0.14) / 10.0 (4.9)"
+
+    assert table.loc["gies", "synthetic / obs"] == "0.60 (0.14) / 7.0 (1.4)"
+    # one SCM left after a failure and an oom: sd undefined
+    assert table.loc["gies", "synthetic / obs+int"] == "0.80 (–) / 4.0 (–) ⚠2 (2/4 ok)"
+    assert table.loc["gies", "semantic / obs"] == "0.75 (0.35) / 1.5 (2.1)"
+    assert table.loc["gies", "semantic / obs+int"] == "– ⚠4 (0/4 ok)"
+    # F1 (0.6 + 0.8 + 0.75)/3 = 0.7167; sds (0.1414 + 0.3536)/2 = 0.2475
+    # SHD (7 + 4 + 1.5)/3 = 4.1667; sds (1.4142 + 2.1213)/2 = 1.7678
+    assert table.loc["gies", "Avg"] == "0.72 (0.25) / 4.2 (1.8)"
+
+
+def test_leaderboard_numeric_values():
+    num = R.leaderboard_numeric(_runs())
+    cell = num[(num.method == "pc") & (num.family == "semantic") & (num.split == "obs")].iloc[0]
+    counts = (cell.n_runs, cell.n_ok, cell.n_failed, cell.n_unsupported, cell.n_scm)
+    assert counts == (4, 3, 1, 0, 2)
+    assert cell.f1_mean == pytest.approx(0.7)
+    assert cell.f1_sd == pytest.approx(math.sqrt(0.02))
+    assert cell.shd_mean == pytest.approx(4.0)
+    assert cell.shd_sd == pytest.approx(math.sqrt(8))
+    unsup = num[(num.method == "pc") & (num.column == "synthetic / obs+int")].iloc[0]
+    assert unsup.n_unsupported == 4 and math.isnan(unsup.f1_mean)
+    avg = num[(num.method == "gies") & (num.column == "Avg")].iloc[0]
+    assert avg.f1_mean == pytest.approx((0.6 + 0.8 + 0.75) / 3)
+    assert avg.shd_mean == pytest.approx((7 + 4 + 1.5) / 3)
+    assert avg.shd_sd == pytest.approx((math.sqrt(2) + math.sqrt(4.5)) / 2)
+    assert avg.n_failed == 6 and avg.n_ok == 10  # 4 + 2 + 4 + 0
+
+
+def test_failure_table_counts():
+    ft = R.failure_table(_runs())
+    assert list(ft.columns) == ["method", "family", "split", *R.STATUSES, "total"]
+    row = ft[(ft.method == "gies") & (ft.family == "synthetic") & (ft.split == "obs_int")].iloc[0]
+    assert (row.ok, row.failed, row.oom, row.timeout, row.total) == (2, 1, 1, 0, 4)
+    row = ft[(ft.method == "pc") & (ft.family == "semantic") & (ft.split == "obs")].iloc[0]
+    assert (row.ok, row.timeout, row.unsupported) == (3, 1, 0)
+    assert int(ft["total"].sum()) == len(_runs())
+
+
+def test_bad_runs_named():
+    runs = _runs()
+    with pytest.raises(ValueError, match="missing column.*'status'"):
+        R.leaderboard(runs.drop(columns=["status"]))
+    with pytest.raises(ValueError, match="no metric column.*'sid'"):
+        R.leaderboard(runs, metrics=("f1", "sid"))
+    bad = runs.copy()
+    bad.loc[3, "status"] = "crashed"
+    with pytest.raises(ValueError, match=r"unknown status value\(s\) \['crashed'\] \(rows \[3\]\)"):
+        R.leaderboard(bad)
+
+
+def test_to_markdown_layout():
+    md = R.to_markdown(R.leaderboard(_runs()))
+    lines = md.strip().splitlines()
+    assert lines[0] == "| method | " + " | ".join(COLUMNS) + " |"
+    assert lines[1] == "|---|---|---|---|---|---|"
+    assert lines[2].startswith("| pc | 0.40 (0.14) / 16.0 (7.1) | – |")
+    assert R.to_markdown(pd.DataFrame({"a": ["x|y"]}), index=False).splitlines()[2] == "| x\\|y |"
+
+
+def test_write_report_and_parquet_round_trip(tmp_path):
+    runs = _runs()
+    paths = R.write_report(runs, tmp_path / "out")
+    assert set(paths) == {"leaderboard.csv", "leaderboard.parquet", "runs.parquet",
+                          "failures.csv", "leaderboard.md"}
+    assert all(p.exists() for p in paths.values())
+    back = pd.read_parquet(paths["runs.parquet"])
+    pd.testing.assert_frame_equal(back, runs, check_dtype=False)
+    num = pd.read_parquet(paths["leaderboard.parquet"])
+    pd.testing.assert_frame_equal(num, R.leaderboard_numeric(runs), check_dtype=False)
+    csv = pd.read_csv(paths["leaderboard.csv"])
+    assert csv.loc[(csv.method == "pc") & (csv.column == "Avg"), "shd_mean"].item() == 10.0
+    md = paths["leaderboard.md"].read_text(encoding="utf-8")
+    assert "| gies | 0.60 (0.14) / 7.0 (1.4) | 0.80 (–) / 4.0 (–) ⚠2 (2/4 ok) |" in md
+
+
+def test_print_report_rich():
+    from rich.console import Console
+
+    console = Console(record=True, width=250)
+    R.print_report(_runs(), console=console)
+    text = console.export_text()
+    assert "0.40 (0.14) / 16.0 (7.1)" in text
+    assert "0.72 (0.25) / 4.2 (1.8)" in text
+    assert "Failed runs" in text
