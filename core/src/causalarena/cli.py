@@ -1,0 +1,366 @@
+"""The ``arena`` command line.
+
+Commands::
+
+    arena plugins [--json] [--strict]      everything installed, with distribution and version
+    arena methods | families [--json]      the installed methods / families
+    arena show FAMILY/SCM_ID               an SCM spec as JSON
+    arena run [options]                    run the grid, resume, print the leaderboard
+    arena report [--results DIR]           the leaderboard of a results folder
+    arena export [--family F] [--scm ID]   datasets (Parquet), specs (JSON), adjacency (CSV)
+
+Exit codes: 0 success, 1 runtime failure, 2 bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+DEFAULT_RESULTS = "arena-results"
+STORE_NAME = "arena.sqlite"
+
+
+class UsageError(Exception):
+    """A bad command-line value; printed with exit code 2."""
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+
+def _console():
+    from rich.console import Console
+
+    return Console()
+
+
+def _csv(value: Optional[str]) -> Optional[List[str]]:
+    if value is None:
+        return None
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    return items or None
+
+
+def _scalar(text: str) -> Any:
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    return text
+
+
+def parse_family_options(items: Sequence[str]) -> Dict[str, Dict[str, Any]]:
+    """``["synthetic.dims=10,20", "real.csv=a.csv"]`` → ``{"synthetic": {"dims": (10, 20)}, ...}``.
+
+    A value with a comma becomes a tuple; numbers are converted.
+
+    Raises:
+        UsageError: an item is not ``family.key=value``.
+    """
+    out: Dict[str, Dict[str, Any]] = {}
+    for item in items:
+        head, sep, value = item.partition("=")
+        family, dot, key = head.partition(".")
+        if not sep or not dot or not family or not key:
+            raise UsageError(f"--family-option {item!r}: expected FAMILY.KEY=VALUE (e.g. synthetic.per_cell=3)")
+        out.setdefault(family, {})[key] = (
+            tuple(_scalar(v) for v in value.split(",") if v) if "," in value else _scalar(value)
+        )
+    return out
+
+
+def _registry(strict: bool = False):
+    from .plugins import get_registry
+
+    return get_registry(strict=strict or None)
+
+
+def _family_object(registry, name: str, options: Dict[str, Any]):
+    info = registry.family(name)
+    try:
+        return info.load()(**options)
+    except TypeError as exc:
+        raise UsageError(f"family {name!r} ({info.distribution}): bad option: {exc}") from None
+
+
+def _select(table: Dict[str, Any], wanted: Optional[List[str]], what: str) -> List[Any]:
+    if wanted is None:
+        return list(table.values())
+    unknown = [w for w in wanted if w not in table]
+    if unknown:
+        raise UsageError(f"unknown {what} {unknown}; installed: {sorted(table)}")
+    return [table[w] for w in wanted]
+
+
+def _print_errors(registry, console) -> None:
+    for err in registry.errors:
+        console.print(f"[red]plugin error[/red]: entry point {err.name!r} of {err.distribution} "
+                      f"{err.version} failed to load: {err.error}")
+
+
+# ---------------------------------------------------------------------------
+# commands
+# ---------------------------------------------------------------------------
+
+
+def cmd_plugins(args) -> int:
+    registry = _registry(args.strict)
+    rows = registry.as_rows()
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    from rich.table import Table
+
+    console = _console()
+    table = Table(title="CausalArena plugins")
+    for col in ("kind", "name", "distribution", "version", "description"):
+        table.add_column(col)
+    for row in rows:
+        style = "red" if row["kind"] == "error" else None
+        table.add_row(*(str(row[c]) for c in ("kind", "name", "distribution", "version", "description")),
+                      style=style)
+    console.print(table)
+    return 0
+
+
+def _cmd_kind(kind: str):
+    def command(args) -> int:
+        registry = _registry(getattr(args, "strict", False))
+        records = list(registry.kind(kind).values())
+        if args.json:
+            import attrs
+
+            print(json.dumps([attrs.asdict(r) for r in records], indent=2, default=str))
+            return 0
+        from rich.table import Table
+
+        console = _console()
+        table = Table(title=f"installed {kind}")
+        if kind == "methods":
+            cols = ("name", "distribution", "version", "output", "interventions", "description")
+            for c in cols:
+                table.add_column(c)
+            for r in records:
+                table.add_row(r.name, r.distribution, r.version, r.output_kind,
+                              "yes" if r.supports_interventions else "no", r.description)
+        else:
+            for c in ("name", "kind", "distribution", "version", "description"):
+                table.add_column(c)
+            for r in records:
+                table.add_row(r.name, r.kind, r.distribution, r.version, r.description)
+        console.print(table)
+        _print_errors(registry, console)
+        return 0
+
+    return command
+
+
+def cmd_show(args) -> int:
+    family, sep, scm_id = args.scm.partition("/")
+    if not sep:
+        raise UsageError(f"arena show {args.scm!r}: expected FAMILY/SCM_ID (e.g. synthetic/er-d10-000)")
+    registry = _registry()
+    fam = _family_object(registry, family, parse_family_options(args.family_option).get(family, {}))
+    try:
+        inst = fam.instance(scm_id)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+    spec = getattr(inst, "spec", None)
+    if spec is None:
+        print(json.dumps({"family": family, "scm_id": scm_id, "factors": inst.factors,
+                          "note": "a real table has no executable spec",
+                          "adjacency": inst.true_adjacency().tolist()}, indent=2, default=str))
+    else:
+        print(spec.to_json())
+    return 0
+
+
+def _instances(registry, families: List[Any], options: Dict[str, Dict[str, Any]], scm_ids: Optional[List[str]]):
+    out = []
+    for info in families:
+        fam = _family_object(registry, info.name, options.get(info.name, {}))
+        insts = fam.instances()
+        if scm_ids:
+            insts = [i for i in insts if i.scm_id in scm_ids]
+        out.extend(insts)
+    return out
+
+
+def cmd_run(args) -> int:
+    from .report import print_report, write_report
+    from .runner import make_cells, run_grid
+    from .store import Store
+
+    registry = _registry(args.strict)
+    console = _console()
+    _print_errors(registry, console)
+    methods = _select(registry.methods, _csv(args.methods), "method(s)")
+    families = _select(registry.families, _csv(args.families), "family(ies)")
+    if not methods:
+        raise UsageError("no method installed: pip install a plugin, e.g. plugins/pc")
+    if not families:
+        raise UsageError("no family installed: pip install a family, e.g. families/synthetic")
+    options = parse_family_options(args.family_option)
+    for fam_name in options:
+        if fam_name not in registry.families:
+            raise UsageError(f"--family-option for unknown family {fam_name!r}; installed: {sorted(registry.families)}")
+    instances = _instances(registry, families, options, _csv(args.scm))
+    splits = _csv(args.splits)
+    replicates = list(range(args.replicates)) if args.replicates is not None else None
+    cells = make_cells(instances, methods, splits=splits, replicates=replicates)
+    if not cells:
+        raise UsageError("the selection gives no cells (check --splits, --scm, --replicates)")
+    results = Path(args.results)
+    results.mkdir(parents=True, exist_ok=True)
+    console.print(f"[bold]CausalArena[/bold]: {len(methods)} methods × {len(instances)} instances "
+                  f"→ {len(cells)} cells; results in {results}/ (rerun the same command to resume)")
+    with Store(str(results / STORE_NAME)) as store:
+        summary = run_grid(
+            cells, registry, store, jobs=args.jobs, budget_s=args.budget, memory_mb=args.memory_mb,
+            python=args.python, standardise=not args.raw, protocol=args.protocol, n=args.n,
+            progress=not args.no_progress, cache_dir=str(results / "datasets"),
+            retry_statuses=tuple(_csv(args.retry) or ()),
+        )
+        runs = store.runs_frame()
+    console.print(f"this invocation: {summary}")
+    runs = _filter_runs(runs, methods, families)
+    print_report(runs, console=console, metrics=tuple(_csv(args.metrics) or ("f1", "shd")))
+    paths = write_report(runs, results, metrics=tuple(_csv(args.metrics) or ("f1", "shd")))
+    console.print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
+def _filter_runs(runs, methods, families):
+    if runs is None or len(runs) == 0:
+        return runs
+    names = {m.name for m in methods}
+    fams = {f.name for f in families}
+    return runs[runs["method"].isin(names) & runs["family"].isin(fams)].reset_index(drop=True)
+
+
+def cmd_report(args) -> int:
+    from .report import print_report, write_report
+    from .store import Store
+
+    path = Path(args.results) / STORE_NAME
+    if not path.exists():
+        raise UsageError(f"no result store at {path}; run `arena run --results {args.results}` first")
+    with Store(str(path)) as store:
+        runs = store.runs_frame()
+    if len(runs) == 0:
+        raise UsageError(f"{path} holds no runs yet")
+    metrics = tuple(_csv(args.metrics) or ("f1", "shd"))
+    print_report(runs, console=_console(), metrics=metrics)
+    paths = write_report(runs, Path(args.results), metrics=metrics)
+    _console().print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
+def cmd_export(args) -> int:
+    from .export import export_instance
+
+    registry = _registry()
+    families = _select(registry.families, _csv(args.family), "family(ies)")
+    options = parse_family_options(args.family_option)
+    instances = _instances(registry, families, options, _csv(args.scm))
+    if not instances:
+        raise UsageError("nothing to export (check --family and --scm)")
+    written = 0
+    for inst in instances:
+        written += len(export_instance(inst, args.out, splits=_csv(args.splits),
+                                       replicates=list(range(args.replicates)) if args.replicates else None,
+                                       standardise=not args.raw))
+    _console().print(f"exported {len(instances)} instances ({written} files) to {args.out}/")
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# parser
+# ---------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="arena", description="CausalArena: benchmark causal discovery methods "
+                                "on executable SCMs under one shared protocol.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    sp = sub.add_parser("plugins", help="list installed plugins with distribution and version")
+    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--strict", action="store_true", help="fail when an entry point does not import")
+    sp.set_defaults(func=cmd_plugins)
+    for kind in ("methods", "families"):
+        sp = sub.add_parser(kind, help=f"list installed {kind}")
+        sp.add_argument("--json", action="store_true")
+        sp.set_defaults(func=_cmd_kind(kind))
+
+    sp = sub.add_parser("show", help="print an SCM spec as JSON")
+    sp.add_argument("scm", help="FAMILY/SCM_ID, e.g. synthetic/er-d10-000")
+    sp.add_argument("--family-option", action="append", default=[], metavar="FAMILY.KEY=VALUE")
+    sp.set_defaults(func=cmd_show)
+
+    sp = sub.add_parser("run", help="run the grid (resumes), print and write the leaderboard")
+    sp.add_argument("--methods", help="comma list (default: every installed method)")
+    sp.add_argument("--families", help="comma list (default: every installed family)")
+    sp.add_argument("--scm", help="comma list of instance ids to keep")
+    sp.add_argument("--splits", help="comma list of obs, obs_int (default: both)")
+    sp.add_argument("--replicates", type=int, help="replicates per split (default: the family's, 5 for SCMs)")
+    sp.add_argument("--family-option", action="append", default=[], metavar="FAMILY.KEY=VALUE",
+                    help="family option, e.g. synthetic.per_cell=3 or real.tables=data.csv:edges.csv")
+    sp.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 1)), help="parallel workers")
+    sp.add_argument("--budget", type=float, default=600.0, help="wall-clock seconds per run (default 600)")
+    sp.add_argument("--memory-mb", type=float, default=6144.0, help="memory cap per worker (default 6144)")
+    sp.add_argument("--raw", action="store_true", help="do not standardise inputs (varsortability study)")
+    sp.add_argument("--protocol", default="default", help="intervention protocol of obs+int")
+    sp.add_argument("--n", type=int, help="rows per dataset (sample-size studies)")
+    sp.add_argument("--python", default=sys.executable, help="interpreter that runs the workers")
+    sp.add_argument("--results", default=DEFAULT_RESULTS, help=f"results folder (default {DEFAULT_RESULTS})")
+    sp.add_argument("--metrics", help="metrics in leaderboard cells (default f1,shd)")
+    sp.add_argument("--retry", help="stored statuses to run again, e.g. timeout,failed")
+    sp.add_argument("--no-progress", action="store_true")
+    sp.add_argument("--strict", action="store_true", help="fail when a plugin does not import")
+    sp.set_defaults(func=cmd_run)
+
+    sp = sub.add_parser("report", help="print the leaderboard of a results folder")
+    sp.add_argument("--results", default=DEFAULT_RESULTS)
+    sp.add_argument("--metrics", help="metrics in leaderboard cells (default f1,shd)")
+    sp.set_defaults(func=cmd_report)
+
+    sp = sub.add_parser("export", help="export datasets (Parquet), specs (JSON), adjacency (CSV)")
+    sp.add_argument("--family", help="comma list (default: all)")
+    sp.add_argument("--scm", help="comma list of instance ids")
+    sp.add_argument("--splits", help="comma list")
+    sp.add_argument("--replicates", type=int, help="replicates per split")
+    sp.add_argument("--raw", action="store_true", help="export raw (unstandardised) data")
+    sp.add_argument("--out", default="arena-export")
+    sp.add_argument("--family-option", action="append", default=[], metavar="FAMILY.KEY=VALUE")
+    sp.set_defaults(func=cmd_export)
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except UsageError as exc:
+        print(f"arena {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyError as exc:
+        print(f"arena {args.command}: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
