@@ -259,7 +259,7 @@ def check_output(prediction: Prediction, d: int, kind: Optional[str] = None,
         return res
     if not np.isfinite(A).all():
         bad = np.argwhere(~np.isfinite(A))
-        res.problems.append(f"adjacency has {len(bad)} non-finite entries (first at {tuple(bad[0])})")
+        res.problems.append(f"adjacency has {len(bad)} non-finite entries (first at ({int(bad[0][0])}, {int(bad[0][1])}))")
         return res
     off = ~np.isin(A, (0.0, 1.0))
     if off.any():
@@ -274,6 +274,7 @@ def check_output(prediction: Prediction, d: int, kind: Optional[str] = None,
     if loops.size:
         res.problems.append(f"self-loops at {', '.join(names[i] for i in loops)}")
     sym = B & B.T
+    np.fill_diagonal(sym, False)
     if kind == "dag" and sym.any():
         pairs = [(i, j) for i, j in np.argwhere(np.triu(sym, 1))]
         shown = ", ".join(f"{names[i]} <-> {names[j]}" for i, j in pairs[:5])

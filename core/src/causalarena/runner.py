@@ -1,0 +1,788 @@
+"""Run a grid of cells through warm worker processes into the result store.
+
+A cell is ``(family, instance, split, replicate, method)`` (:class:`Cell`).
+For each cell the runner
+
+1. skips it if its key is already in the store (resume);
+2. records ``unsupported`` for an obs+int split and a method without
+   ``supports_interventions`` (App. B.1: *missing*, not failed);
+3. builds the dataset once per ``(family, scm_id, split, replicate)`` and
+   caches it as ``.npz`` — a copy *without* the true graph for the worker;
+4. runs :func:`causalarena.checks.check_input` → ``invalid_input`` without
+   launching anything;
+5. fits the method in a warm worker (:class:`WorkerHandle`, protocol in
+   :mod:`causalarena.worker`) under a wall-clock budget and a memory cap →
+   ``ok`` / ``failed`` / ``timeout`` / ``oom``;
+6. checks the output (:func:`causalarena.checks.check_output`) →
+   ``invalid_output`` or flags;
+7. orients CPDAG/PAG undirected edges with the cell seed
+   (:func:`causalarena.metrics.orient_cpdag`, App. B.2) and scores the DAG
+   (:func:`causalarena.metrics.compute_metrics`);
+8. writes the run in one transaction (:class:`causalarena.store.Store`).
+
+``jobs`` threads each drive their own worker process; cells are grouped by
+method so that a worker loads its method once and serves many datasets.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import queue
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import datetime, timezone
+from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .checks import check_input, check_output
+from .data import Dataset, Prediction
+from .store import Store, config_hash
+
+#: seconds between resident-memory polls of a fitting worker
+MEMORY_POLL_S = 0.1
+#: statuses counted as failures in the progress bar
+FAILURE_STATUSES = ("failed", "timeout", "oom", "invalid_input", "invalid_output")
+
+
+class Cell(NamedTuple):
+    """One run: a family instance × split × replicate × method.
+
+    Attributes:
+        family: family name (``"synthetic"``).
+        instance: a :class:`causalarena.family.Instance` (has ``scm_id`` and
+            ``dataset(split, replicate, standardise=, protocol=, n=)``).
+        split: ``"obs"`` or ``"obs_int"``.
+        replicate: replicate index (0-based).
+        method: a :class:`causalarena.records.MethodInfo`.
+    """
+
+    family: str
+    instance: Any
+    split: str
+    replicate: int
+    method: Any
+
+
+def make_cells(instances: Iterable[Any], methods: Iterable[Any],
+               splits: Optional[Sequence[str]] = None,
+               replicates: Optional[Sequence[int]] = None) -> List[Cell]:
+    """The full grid over instances × splits × replicates × methods.
+
+    Only splits an instance provides (``instance.splits``) and replicates
+    below ``instance.n_replicates`` are included; ``splits`` / ``replicates``
+    restrict further. Cells are ordered method-major.
+    """
+    methods = list(methods)
+    instances = list(instances)
+    cells = []
+    for m in methods:
+        for inst in instances:
+            for split in inst.splits:
+                if splits is not None and split not in splits:
+                    continue
+                for rep in range(int(inst.n_replicates)):
+                    if replicates is not None and rep not in replicates:
+                        continue
+                    cells.append(Cell(inst.family, inst, split, rep, m))
+    return cells
+
+
+# ---------------------------------------------------------------------------
+# Worker handle
+# ---------------------------------------------------------------------------
+
+
+class WorkerError(RuntimeError):
+    """The worker could not be started or answered out of protocol."""
+
+
+class _Timeout(Exception):
+    pass
+
+
+class _OverMemory(Exception):
+    def __init__(self, rss_mb: float) -> None:
+        super().__init__(rss_mb)
+        self.rss_mb = rss_mb
+
+
+class _Died(Exception):
+    pass
+
+
+def _signal_name(returncode: Optional[int]) -> str:
+    if returncode is None:
+        return "still running"
+    if returncode < 0:
+        try:
+            return f"killed by signal {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exit code {returncode}"
+
+
+_OOM_SIGNATURES = ("MemoryError", "std::bad_alloc", "Cannot allocate memory", "out of memory")
+
+
+class WorkerHandle:
+    """A ``python -m causalarena.worker`` process driven over its JSON-lines protocol.
+
+    The process runs in its own session (``start_new_session=True``) so that
+    :meth:`kill` removes the whole process group, including anything the
+    method spawned. Its stderr (where the method's prints go) is a log file.
+
+    Args:
+        python: interpreter to run the worker with.
+        memory_mb: resident-memory cap of the worker's process tree during a
+            fit (None: no cap); also passed to the worker (``--memory-mb``),
+            which sets a generous ``RLIMIT_AS`` backstop.
+        env: extra environment variables for the worker (e.g. ``PYTHONPATH``).
+        log_dir: directory of the stderr log (default: a temporary file).
+        startup_timeout_s: seconds to wait for the ``hello`` answer.
+    """
+
+    def __init__(self, python: str = sys.executable, memory_mb: Optional[float] = None,
+                 env: Optional[Mapping[str, str]] = None, log_dir: Optional[str] = None,
+                 startup_timeout_s: float = 60.0) -> None:
+        self.python = python
+        self.memory_mb = memory_mb
+        self.env = dict(env or {})
+        self.log_dir = log_dir
+        self.startup_timeout_s = startup_timeout_s
+        self.proc: Optional[subprocess.Popen] = None
+        self.info: Dict[str, Any] = {}
+        self.loaded: Optional[Tuple[str, str]] = None
+        self.load_seconds: Optional[float] = None
+        self._buf = bytearray()
+        self._log: Any = None
+        self._killed = False
+
+    # -- lifecycle -----------------------------------------------------------
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def start(self) -> Dict[str, Any]:
+        """Start the process and return its ``hello`` answer.
+
+        Raises:
+            WorkerError: the process exited or did not answer in time (the
+                message includes its stderr).
+        """
+        cmd = [self.python, "-m", "causalarena.worker"]
+        if self.memory_mb:
+            cmd += ["--memory-mb", str(int(self.memory_mb))]
+        env = dict(os.environ)
+        env.update(self.env)
+        self._log = tempfile.NamedTemporaryFile(prefix="arena-worker-", suffix=".log",
+                                                dir=self.log_dir, delete=False)
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self._log, env=env, start_new_session=True,
+                                     close_fds=True)
+        self._buf = bytearray()
+        self._killed = False
+        self.loaded = None
+        try:
+            self.info = self.request({"op": "hello"}, timeout_s=self.startup_timeout_s)
+        except (_Timeout, _Died) as exc:
+            self.kill()
+            raise WorkerError(f"worker {' '.join(cmd)} did not start ({type(exc).__name__.strip('_')}, "
+                              f"{_signal_name(self.proc.returncode)}): {self.stderr_tail()}") from None
+        return self.info
+
+    def kill(self) -> None:
+        """SIGKILL the worker's whole process group and reap it."""
+        if self.proc is None:
+            return
+        self._killed = True
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            pass
+        self._close_pipes()
+
+    def close(self) -> None:
+        """Ask the worker to shut down; kill it if it does not within 5 s."""
+        if self.proc is None:
+            return
+        if self.alive:
+            try:
+                self.request({"op": "shutdown"}, timeout_s=5.0)
+                self.proc.wait(timeout=5)
+            except (_Timeout, _Died, OSError, subprocess.TimeoutExpired):
+                pass
+        if self.alive:
+            self.kill()
+        else:
+            try:  # reap anything the method left in the group
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        self._close_pipes()
+        self._remove_log()
+
+    def _close_pipes(self) -> None:
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                if f is not None:
+                    f.close()
+            except OSError:
+                pass
+
+    def _remove_log(self) -> None:
+        if self._log is not None:
+            try:
+                self._log.close()
+                os.unlink(self._log.name)
+            except OSError:
+                pass
+            self._log = None
+
+    def stderr_tail(self, start: int = 0, limit: int = 2000) -> str:
+        """The last ``limit`` characters the worker wrote to stderr after ``start``."""
+        if self._log is None:
+            return ""
+        try:
+            with open(self._log.name, "rb") as fh:
+                fh.seek(0, os.SEEK_END)
+                end = fh.tell()
+                fh.seek(max(start, end - limit))
+                return fh.read().decode("utf-8", "replace").strip()
+        except OSError:
+            return ""
+
+    def _log_size(self) -> int:
+        try:
+            return os.path.getsize(self._log.name) if self._log is not None else 0
+        except OSError:
+            return 0
+
+    # -- protocol ------------------------------------------------------------
+    def _tree_rss_mb(self) -> float:
+        import psutil
+
+        try:
+            p = psutil.Process(self.proc.pid)
+            procs = [p] + p.children(recursive=True)
+        except psutil.Error:
+            return 0.0
+        total = 0
+        for q in procs:
+            try:
+                total += q.memory_info().rss
+            except psutil.Error:
+                pass
+        return total / (1024.0 * 1024.0)
+
+    def request(self, req: Dict[str, Any], timeout_s: Optional[float] = None,
+                memory_mb: Optional[float] = None, peak: Optional[List[float]] = None) -> Dict[str, Any]:
+        """Send one request and wait for its response line.
+
+        Raises:
+            _Timeout: no answer within ``timeout_s`` (the worker is left running).
+            _OverMemory: the process tree's RSS exceeded ``memory_mb``.
+            _Died: EOF on the worker's stdout.
+        """
+        assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
+        try:
+            self.proc.stdin.write((json.dumps(req) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise _Died() from None
+        fd = self.proc.stdout.fileno()
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        next_poll = time.monotonic() + MEMORY_POLL_S
+        while b"\n" not in self._buf:
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                raise _Timeout()
+            wait = MEMORY_POLL_S if deadline is None else min(MEMORY_POLL_S, deadline - now)
+            if memory_mb is not None:
+                wait = min(wait, max(0.0, next_poll - now))
+            ready, _, _ = select.select([fd], [], [], wait)
+            if ready:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    raise _Died()
+                self._buf.extend(chunk)
+            if memory_mb is not None and time.monotonic() >= next_poll:
+                next_poll = time.monotonic() + MEMORY_POLL_S
+                rss = self._tree_rss_mb()
+                if peak is not None:
+                    peak[0] = max(peak[0], rss)
+                if rss > memory_mb:
+                    raise _OverMemory(rss)
+        idx = self._buf.index(b"\n")
+        line = bytes(self._buf[:idx])
+        del self._buf[: idx + 1]
+        try:
+            return json.loads(line)
+        except ValueError as exc:
+            raise WorkerError(f"worker answered out of protocol: {line[:200]!r} ({exc})") from None
+
+    def load(self, factory: str, params: Dict[str, Any], timeout_s: Optional[float] = None) -> Dict[str, Any]:
+        """Load ``factory(**params)`` in the worker (once); returns the answer.
+
+        A timeout or a death while loading gives ``status = "failed"`` with
+        the reason; the worker is killed in both cases.
+        """
+        key = (factory, json.dumps(params, sort_keys=True, default=str))
+        log_start = self._log_size()
+        try:
+            resp = self.request({"op": "load", "factory": factory, "params": params}, timeout_s=timeout_s)
+        except _Timeout:
+            self.kill()
+            return {"status": "failed", "error": f"loading {factory!r} exceeded {timeout_s} s", "load_seconds": timeout_s}
+        except _Died:
+            self.kill()
+            return {"status": "failed", "load_seconds": None,
+                    "error": f"worker died while loading {factory!r} ({_signal_name(self.proc.returncode)}): "
+                             f"{self.stderr_tail(log_start)}"}
+        if resp.get("status") == "ok":
+            self.loaded = key
+            self.load_seconds = resp.get("load_seconds")
+        return resp
+
+    def fit(self, dataset_path: str, seed: Optional[int], budget_s: Optional[float] = None,
+            run_id: str = "") -> Dict[str, Any]:
+        """Fit the loaded method on one dataset under a budget and the memory cap.
+
+        Returns a dict with ``status`` (``ok``/``failed``/``oom``/``timeout``),
+        ``wall_seconds`` (request to answer; ``budget_s`` on timeout),
+        ``fit_seconds``, ``prediction`` (JSON or None), ``error``,
+        ``traceback`` and ``peak_rss_mb``. After ``timeout``/``oom``/death the
+        worker is dead (:attr:`alive` is False) and must be restarted.
+        """
+        peak = [0.0]
+        log_start = self._log_size()
+        t0 = time.perf_counter()
+        base = {"fit_seconds": None, "prediction": None, "traceback": None}
+        try:
+            resp = self.request({"op": "fit", "id": run_id, "dataset_path": dataset_path, "seed": seed},
+                                timeout_s=budget_s, memory_mb=self.memory_mb, peak=peak)
+        except _Timeout:
+            self.kill()
+            return dict(base, status="timeout", wall_seconds=float(budget_s),
+                        peak_rss_mb=peak[0] or None,
+                        error=f"exceeded the wall-clock budget of {budget_s:g} s; worker process group killed")
+        except _OverMemory as exc:
+            wall = time.perf_counter() - t0
+            self.kill()
+            return dict(base, status="oom", wall_seconds=wall, peak_rss_mb=exc.rss_mb,
+                        error=f"resident memory {exc.rss_mb:.0f} MB exceeded the cap of "
+                              f"{self.memory_mb:g} MB; worker process group killed")
+        except _Died:
+            wall = time.perf_counter() - t0
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:  # pragma: no cover
+                pass
+            rc = self.proc.returncode
+            tail = self.stderr_tail(log_start)
+            self.kill()
+            oom = any(s in tail for s in _OOM_SIGNATURES) or rc == -signal.SIGKILL
+            how = _signal_name(rc)
+            if rc == -signal.SIGKILL:
+                how += " (not by the runner: the kernel OOM killer's signature)"
+            return dict(base, status="oom" if oom else "failed", wall_seconds=wall,
+                        peak_rss_mb=peak[0] or None,
+                        error=f"worker died during fit ({how})" + (f"; stderr: {tail}" if tail else ""))
+        wall = time.perf_counter() - t0
+        if resp.get("op") != "fit" or resp.get("id") != run_id:
+            self.kill()
+            return dict(base, status="failed", wall_seconds=wall, peak_rss_mb=None,
+                        error=f"worker answered out of protocol: {str(resp)[:300]}")
+        out = dict(base)
+        out.update({k: resp.get(k) for k in ("status", "fit_seconds", "prediction", "error",
+                                             "traceback", "peak_rss_mb")})
+        out["wall_seconds"] = wall
+        if peak[0] and (out.get("peak_rss_mb") or 0) < peak[0]:
+            out["peak_rss_mb"] = peak[0]
+        if out["status"] not in ("ok", "failed", "oom"):
+            out["status"] = "failed"
+        return out
+
+
+# ---------------------------------------------------------------------------
+# Dataset cache
+# ---------------------------------------------------------------------------
+
+
+class _DatasetCache:
+    """Datasets built once per (family, scm_id, split, replicate) and config.
+
+    The full dataset (with truth) stays in memory for the parent's checks
+    and scoring (LRU of ``keep`` entries); the worker gets a ``.npz`` without
+    the true graph.
+    """
+
+    def __init__(self, directory: str, standardise: bool, protocol: str, n: Optional[int],
+                 keep: int = 64) -> None:
+        self.directory = directory
+        self.standardise = standardise
+        self.protocol = protocol
+        self.n = n
+        self.keep = keep
+        self._lock = threading.Lock()
+        self._locks: Dict[str, threading.Lock] = {}
+        self._mem: Dict[str, Dataset] = {}
+
+    def get(self, cell: Cell) -> Tuple[Dataset, str]:
+        ident = json.dumps([cell.family, cell.instance.scm_id, cell.split, int(cell.replicate),
+                            self.standardise, self.protocol, self.n])
+        h = hashlib.sha256(ident.encode()).hexdigest()[:20]
+        with self._lock:
+            lock = self._locks.setdefault(h, threading.Lock())
+        with lock:
+            path = os.path.join(self.directory, f"{h}.npz")
+            with self._lock:
+                ds = self._mem.get(h)
+            if ds is None:
+                ds = cell.instance.dataset(cell.split, cell.replicate, standardise=self.standardise,
+                                           protocol=self.protocol, n=self.n)
+                with self._lock:
+                    self._mem[h] = ds
+                    while len(self._mem) > self.keep:
+                        self._mem.pop(next(iter(self._mem)))
+            if not os.path.exists(path):
+                tmp = f"{path}.{threading.get_ident()}.tmp"
+                ds.without_truth().save(tmp)
+                os.replace(tmp, path)
+        return ds, path
+
+
+# ---------------------------------------------------------------------------
+# Scoring
+# ---------------------------------------------------------------------------
+
+Scorer = Callable[[np.ndarray, Prediction, int], Tuple[Dict[str, Optional[float]], List[str]]]
+
+
+def default_scorer(metrics: Mapping[str, Any]) -> Scorer:
+    """Score with the registry's metrics (App. B.2).
+
+    CPDAG and PAG predictions have their undirected edges oriented at random
+    with the cell seed (:func:`causalarena.metrics.orient_cpdag`); the DAG is
+    then scored by :func:`causalarena.metrics.compute_metrics`.
+    """
+    from .metrics import compute_metrics, orient_cpdag
+
+    def score(truth: np.ndarray, prediction: Prediction, seed: int):
+        adjacency = np.asarray(prediction.adjacency)
+        warnings: List[str] = []
+        if prediction.kind in ("cpdag", "pag"):
+            adjacency = orient_cpdag(adjacency, seed)
+            if (np.asarray(prediction.adjacency) != adjacency).any():
+                warnings.append("oriented_undirected_edges")
+        values, w = compute_metrics(truth, adjacency, prediction.edge_scores, metrics)
+        return values, warnings + list(w)
+
+    return score
+
+
+# ---------------------------------------------------------------------------
+# Grid
+# ---------------------------------------------------------------------------
+
+
+class GridSummary(NamedTuple):
+    """What :func:`run_grid` did: counts by status, skipped (resumed) cells, seconds."""
+
+    counts: Dict[str, int]
+    skipped: int
+    total: int
+    elapsed_seconds: float
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class _Progress:
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.enabled = enabled and total > 0
+        self.failures = 0
+        self._lock = threading.Lock()
+        if not self.enabled:
+            return
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                   TimeElapsedColumn, TimeRemainingColumn)
+
+        self.bar = Progress(TextColumn("[bold]cells"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("failures: {task.fields[failures]}"),
+                            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                            transient=False)
+        self.task = self.bar.add_task("cells", total=total, failures=0)
+        self.bar.start()
+
+    def advance(self, status: str) -> None:
+        with self._lock:
+            if status in FAILURE_STATUSES:
+                self.failures += 1
+            if self.enabled:
+                self.bar.update(self.task, advance=1, failures=self.failures)
+
+    def stop(self) -> None:
+        if self.enabled:
+            self.bar.stop()
+
+
+class Runner:
+    """Runs cells into a :class:`~causalarena.store.Store`; see :func:`run_grid`."""
+
+    def __init__(self, store: Store, metrics: Optional[Mapping[str, Any]] = None, *,
+                 budget_s: Optional[float] = None, memory_mb: Optional[float] = None,
+                 python: str = sys.executable, standardise: bool = True, protocol: str = "default",
+                 n: Optional[int] = None, env: Optional[Mapping[str, str]] = None,
+                 cache_dir: Optional[str] = None, scorer: Optional[Scorer] = None,
+                 load_timeout_s: Optional[float] = 600.0) -> None:
+        self.store = store
+        self.budget_s = budget_s
+        self.memory_mb = memory_mb
+        self.python = python
+        self.standardise = standardise
+        self.protocol = protocol
+        self.n = n
+        self.env = dict(env or {})
+        self.load_timeout_s = load_timeout_s
+        self._own_cache = cache_dir is None
+        self.cache_dir = cache_dir or tempfile.mkdtemp(prefix="arena-datasets-")
+        os.makedirs(self.cache_dir, exist_ok=True)
+        self.cache = _DatasetCache(self.cache_dir, standardise, protocol, n)
+        if scorer is None:
+            scorer = default_scorer(metrics if metrics is not None else {})
+        self.scorer = scorer
+
+    def key(self, cell: Cell) -> tuple:
+        m = cell.method
+        return (cell.family, cell.instance.scm_id, cell.split, int(cell.replicate), m.name,
+                config_hash(dict(m.params), self.standardise, self.protocol, self.n))
+
+    # -- one cell --------------------------------------------------------------
+    def run_cell(self, cell: Cell, slot: Dict[str, Any]) -> Dict[str, Any]:
+        """Run one cell (reusing the thread's worker in ``slot``) and store it."""
+        m = cell.method
+        key = self.key(cell)
+        row: Dict[str, Any] = dict(zip(("family", "scm_id", "split", "replicate", "method", "config_hash"), key))
+        row.update(params=dict(m.params), output_kind=m.output_kind, standardise=self.standardise,
+                   protocol=self.protocol, method_version=getattr(m, "version", "") or None,
+                   started_at=_now(), flags=[], metrics={})
+        t0 = time.perf_counter()
+        try:
+            self._run_cell(cell, slot, row)
+        except Exception as exc:  # noqa: BLE001 - a harness error is a recorded status
+            import traceback
+
+            row.update(status="failed", error=f"runner error: {type(exc).__name__}: {exc}",
+                       traceback=traceback.format_exc())
+        if row.get("wall_seconds") is None:
+            row["wall_seconds"] = time.perf_counter() - t0
+        row["finished_at"] = _now()
+        self.store.record(row)
+        return row
+
+    def _run_cell(self, cell: Cell, slot: Dict[str, Any], row: Dict[str, Any]) -> None:
+        m = cell.method
+        if cell.split == "obs_int" and not m.supports_interventions:
+            row.update(status="unsupported", wall_seconds=0.0,
+                       error=f"method {m.name!r} does not support interventions (obs+int split is missing)")
+            return
+        try:
+            dataset, path = self.cache.get(cell)
+        except Exception as exc:  # noqa: BLE001
+            row.update(status="failed", error=f"dataset construction failed: {type(exc).__name__}: {exc}")
+            return
+        row.update(n=dataset.n, d=dataset.d, seed=dataset.metadata.get("seed"))
+        chk = check_input(dataset, m)
+        row["flags"] = list(chk.warnings)
+        if not chk.ok:
+            row.update(status="invalid_input", wall_seconds=0.0, error=chk.message())
+            return
+        worker = self._worker_for(m, slot, row)
+        if worker is None:
+            return
+        row["python"] = worker.info.get("python")
+        row["load_seconds"] = worker.load_seconds
+        run_id = "/".join(str(k) for k in self.key(cell))
+        res = worker.fit(path, row["seed"], self.budget_s, run_id=run_id)
+        row.update(status=res["status"], wall_seconds=res["wall_seconds"], fit_seconds=res["fit_seconds"],
+                   peak_rss_mb=res["peak_rss_mb"], error=res["error"], traceback=res["traceback"])
+        if not worker.alive:
+            slot.pop("worker", None)
+            worker.close()
+        if res["status"] != "ok":
+            return
+        try:
+            pred = Prediction.from_json(res["prediction"])
+        except Exception as exc:  # noqa: BLE001
+            row.update(status="invalid_output", error=f"prediction not decodable: {type(exc).__name__}: {exc}")
+            return
+        out = check_output(pred, dataset.d, kind=m.output_kind, columns=dataset.columns)
+        row["flags"] += out.flags
+        if pred.kind != m.output_kind:
+            row["flags"].append(f"kind_mismatch: declared {m.output_kind}, returned {pred.kind}")
+        if not out.ok:
+            row.update(status="invalid_output", error=out.message())
+            return
+        if "edge_scores_invalid" in out.flags:
+            pred.edge_scores = None
+        pred.kind = m.output_kind
+        try:
+            values, warnings = self.scorer(dataset.true_adjacency, pred, int(row["seed"] or 0))
+        except Exception as exc:  # noqa: BLE001 - scoring error is a flag, the run stands
+            values, warnings = {}, [f"scoring_error: {type(exc).__name__}: {exc}"]
+        row["metrics"] = values
+        row["flags"] += list(warnings)
+
+    def _worker_for(self, m: Any, slot: Dict[str, Any], row: Dict[str, Any]) -> Optional[WorkerHandle]:
+        key = (m.factory, json.dumps(dict(m.params), sort_keys=True, default=str))
+        worker: Optional[WorkerHandle] = slot.get("worker")
+        if worker is not None and (worker.loaded != key or not worker.alive):
+            slot.pop("worker").close()
+            worker = None
+        if slot.get("load_error", (None,))[0] == key:
+            row.update(status="failed", error=slot["load_error"][1])
+            return None
+        if worker is None:
+            worker = WorkerHandle(self.python, self.memory_mb, self.env, log_dir=self.cache_dir)
+            try:
+                worker.start()
+            except WorkerError as exc:
+                row.update(status="failed", error=str(exc))
+                return None
+            resp = worker.load(m.factory, dict(m.params), timeout_s=self.load_timeout_s)
+            if resp.get("status") != "ok":
+                err = resp.get("error") or "load failed"
+                slot["load_error"] = (key, err)
+                worker.close()
+                row.update(status="failed", error=err, traceback=resp.get("traceback"),
+                           load_seconds=resp.get("load_seconds"))
+                return None
+            slot["worker"] = worker
+        return worker
+
+    # -- grid ---------------------------------------------------------------
+    def run(self, cells: Sequence[Cell], jobs: int = 1, progress: bool = True,
+            retry_statuses: Iterable[str] = ()) -> GridSummary:
+        """Run every cell not yet in the store; see :func:`run_grid`."""
+        t_start = time.perf_counter()
+        retry = set(retry_statuses)
+        done = self.store.done_keys()
+        if retry:
+            done -= self.store.done_keys(retry)
+        todo: List[Cell] = []
+        seen = set()
+        for c in cells:
+            k = self.key(c)
+            if k in done or k in seen:
+                continue
+            seen.add(k)
+            todo.append(c)
+        skipped = len(cells) - len(todo)
+        # Group by method configuration (a worker loads once per group); split
+        # a group into chunks so that `jobs` threads share a large group.
+        groups: Dict[tuple, List[Cell]] = {}
+        for c in todo:
+            groups.setdefault((c.method.name, self.key(c)[-1]), []).append(c)
+        jobs = max(1, int(jobs))
+        work: "queue.Queue[List[Cell]]" = queue.Queue()
+        for g in groups.values():
+            size = max(1, min(-(-len(g) // jobs), 64))
+            for i in range(0, len(g), size):
+                work.put(g[i:i + size])
+        counts: Dict[str, int] = {}
+        lock = threading.Lock()
+        bar = _Progress(len(todo), progress)
+
+        def drive() -> None:
+            slot: Dict[str, Any] = {}
+            try:
+                while True:
+                    try:
+                        chunk = work.get_nowait()
+                    except queue.Empty:
+                        return
+                    for cell in chunk:
+                        row = self.run_cell(cell, slot)
+                        with lock:
+                            counts[row["status"]] = counts.get(row["status"], 0) + 1
+                        bar.advance(row["status"])
+            finally:
+                if slot.get("worker") is not None:
+                    slot.pop("worker").close()
+
+        try:
+            if jobs == 1:
+                drive()
+            else:
+                threads = [threading.Thread(target=drive, name=f"arena-runner-{i}", daemon=True)
+                           for i in range(jobs)]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join()
+        finally:
+            bar.stop()
+        return GridSummary(counts, skipped, len(cells), time.perf_counter() - t_start)
+
+    def close(self) -> None:
+        """Remove the dataset cache if the runner created it."""
+        if self._own_cache:
+            shutil.rmtree(self.cache_dir, ignore_errors=True)
+
+
+def run_grid(cells: Sequence[Cell], registry: Any, store: Store, *, jobs: int = 1,
+             budget_s: Optional[float] = None, memory_mb: Optional[float] = None,
+             python: str = sys.executable, standardise: bool = True, protocol: str = "default",
+             n: Optional[int] = None, progress: bool = True, env: Optional[Mapping[str, str]] = None,
+             cache_dir: Optional[str] = None, retry_statuses: Iterable[str] = (),
+             scorer: Optional[Scorer] = None, load_timeout_s: Optional[float] = 600.0) -> GridSummary:
+    """Run a grid of cells and store one row per cell.
+
+    Args:
+        cells: :class:`Cell` tuples ``(family, instance, split, replicate,
+            method_info)`` (see :func:`make_cells`). Duplicates run once.
+        registry: a :class:`causalarena.plugins.Registry` (its ``metrics``
+            score the runs); ``None`` scores nothing unless ``scorer`` is given.
+        store: the result store; cells whose key it holds are skipped (resume).
+        jobs: parallel threads, each driving its own warm worker process.
+        budget_s: wall-clock budget of one fit (None: unlimited); on excess the
+            worker's process group is killed and the run is ``timeout`` with
+            ``wall_seconds = budget_s``.
+        memory_mb: resident-memory cap of one worker's process tree; excess →
+            ``oom`` (see :mod:`causalarena.worker` for the RLIMIT_AS backstop).
+        python: interpreter that runs ``python -m causalarena.worker``.
+        standardise, protocol, n: dataset options (part of the config hash).
+        progress: show a rich progress bar (cells done/total, failures, ETA).
+        env: extra environment variables for the workers (``PYTHONPATH`` …).
+        cache_dir: where datasets are cached as ``.npz`` (default: a temporary
+            directory removed at the end).
+        retry_statuses: stored statuses to run again (e.g. ``("timeout",)``).
+        scorer: ``(true_adjacency, prediction, seed) -> (metrics, warnings)``
+            replacing :func:`default_scorer`.
+        load_timeout_s: seconds allowed for importing and constructing a method.
+
+    Returns:
+        :class:`GridSummary` of this invocation (skipped = already stored).
+    """
+    metrics = getattr(registry, "metrics", None) if registry is not None else None
+    runner = Runner(store, metrics, budget_s=budget_s, memory_mb=memory_mb, python=python,
+                    standardise=standardise, protocol=protocol, n=n, env=env, cache_dir=cache_dir,
+                    scorer=scorer, load_timeout_s=load_timeout_s)
+    try:
+        return runner.run(cells, jobs=jobs, progress=progress, retry_statuses=retry_statuses)
+    finally:
+        runner.close()
