@@ -88,7 +88,7 @@ def _family_object(registry, name: str, options: Dict[str, Any]):
     info = registry.family(name)
     try:
         return info.load()(**options)
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:
         raise UsageError(f"family {name!r} ({info.distribution}): bad option: {exc}") from None
 
 
@@ -172,8 +172,8 @@ def cmd_show(args) -> int:
     fam = _family_object(registry, family, parse_family_options(args.family_option).get(family, {}))
     try:
         inst = fam.instance(scm_id)
-    except KeyError as exc:
-        raise UsageError(str(exc.args[0])) from None
+    except (KeyError, ValueError) as exc:
+        raise UsageError(f"no instance {scm_id!r} in family {family!r}: {exc.args[0]}") from None
     spec = getattr(inst, "spec", None)
     if spec is None:
         print(json.dumps({"family": family, "scm_id": scm_id, "factors": inst.factors,
@@ -357,6 +357,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyError as exc:
         print(f"arena {args.command}: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
+    except Exception as exc:  # a plugin error is reported with its name, not a traceback
+        from .plugins import PluginError
+
+        if isinstance(exc, PluginError):
+            print(f"arena {args.command}: plugin error: {exc}", file=sys.stderr)
+            return 1
+        raise
     except KeyboardInterrupt:
         print("interrupted; rerun the same command to resume", file=sys.stderr)
         return 130

@@ -159,8 +159,14 @@ class SyntheticFamily(Family):
     def __init__(self, dims: Sequence[int] = (10, 20), graphs: Sequence[str] = ("er", "sf"),
                  per_cell: int = 2, n_replicates: int = 5, **options: Any) -> None:
         super().__init__(**options)
-        self.dims = tuple(int(x) for x in dims)
-        self.graphs = tuple(graphs)
+        # a single value from the command line (``synthetic.dims=10``) is a scalar
+        self.dims = tuple(int(x) for x in ((dims,) if isinstance(dims, (int, str)) else dims))
+        self.graphs = tuple((graphs,) if isinstance(graphs, str) else graphs)
+        from .graphs import GENERATORS
+
+        unknown = [g for g in self.graphs if g not in GENERATORS]
+        if unknown:
+            raise ValueError(f"synthetic: unknown graph families {unknown}; known: {sorted(GENERATORS)}")
         self.per_cell = int(per_cell)
         self.n_replicates = int(n_replicates)
         self._cache: Dict[str, SCMInstance] = {}
