@@ -439,6 +439,7 @@ class _DatasetCache:
         self._lock = threading.Lock()
         self._locks: Dict[str, threading.Lock] = {}
         self._mem: Dict[str, Dataset] = {}
+        self._written: set = set()
 
     def get(self, cell: Cell) -> Tuple[Dataset, str]:
         ident = json.dumps([cell.family, cell.instance.scm_id, cell.split, int(cell.replicate),
@@ -457,10 +458,13 @@ class _DatasetCache:
                     self._mem[h] = ds
                     while len(self._mem) > self.keep:
                         self._mem.pop(next(iter(self._mem)))
-            if not os.path.exists(path):
-                tmp = f"{path}.{threading.get_ident()}.tmp"
+            if h not in self._written:
+                # (re)written once per runner even if a previous run left the
+                # file: the dataset code may have changed since.
+                tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
                 ds.without_truth().save(tmp)
                 os.replace(tmp, path)
+                self._written.add(h)
         return ds, path
 
 
