@@ -35,7 +35,7 @@ import json
 import subprocess
 import sys
 import textwrap
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Tuple, Union
 
 import numpy as np
 

@@ -1,7 +1,6 @@
 """Tests of arena-method-randomregress (run with the distribution installed)."""
 
 import attrs
-import numpy as np
 import pytest
 
 from causalarena.testing import make_chain_dataset, parametrize_method_checks
