@@ -242,3 +242,15 @@ def resume_grid():
                info("interventional", "Interventional", supports_interventions=True)]
     instances = [ChainInstance(f"chain-{i}") for i in range(3)]
     return make_cells(instances, methods)
+
+
+class TorchInFit(Method):
+    """Imports torch inside ``fit`` (heavy imports belong there) and multiplies matrices."""
+
+    def fit(self, dataset):
+        import torch
+
+        x = torch.randn(400, 400)
+        self.native_ = float((x @ x).sum())
+        self.adjacency_ = CHAIN.copy()
+        return self

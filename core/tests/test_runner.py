@@ -234,3 +234,19 @@ def test_sigkill_mid_grid_then_rerun_equals_uninterrupted(tmp_path, registry):
         "SELECT COUNT(*), COUNT(DISTINCT family||scm_id||split||replicate||method||config_hash) FROM runs"
     ).fetchone()
     assert n_rows == n_keys == len(cells)
+
+
+def test_a_store_failure_is_raised_not_swallowed(tmp_path, registry):
+    inst = ChainInstance("chain-4", splits=("obs",), n_replicates=4)
+    store = Store(str(tmp_path / "r.sqlite"))
+    calls = []
+
+    def broken(row):
+        calls.append(row)
+        raise OSError("disk full")
+
+    store.record = broken
+    with pytest.raises(OSError, match="disk full"):
+        run_grid(make_cells([inst], [info("chain", "Chain")]), registry, store, jobs=2, env=ENV,
+                 progress=False)
+    assert 1 <= len(calls) <= 2  # each thread stops at its first failure

@@ -175,3 +175,14 @@ def test_gradual_growth_past_the_cap_is_killed_as_oom(npz):
     assert 500 < r["peak_rss_mb"] < 1200
     assert not w.alive
     w.close()
+
+
+def test_rlimit_backstop_leaves_room_for_heavy_imports_in_fit(npz):
+    pytest.importorskip("torch")
+    w = handle("TorchInFit", memory_mb=800)
+    try:
+        r = w.fit(npz, 0, budget_s=60, run_id="x")
+        assert r["status"] == "ok", r["error"]
+        assert 100 < r["peak_rss_mb"] < 800
+    finally:
+        w.close()

@@ -711,22 +711,33 @@ class Runner:
         lock = threading.Lock()
         bar = _Progress(len(todo), progress)
 
+        stop = threading.Event()
+        errors: List[BaseException] = []
+
         def drive() -> None:
             slot: Dict[str, Any] = {}
             try:
-                while True:
+                while not stop.is_set():
                     try:
                         chunk = work.get_nowait()
                     except queue.Empty:
                         return
                     for cell in chunk:
+                        if stop.is_set():
+                            return
                         row = self.run_cell(cell, slot)
                         with lock:
                             counts[row["status"]] = counts.get(row["status"], 0) + 1
                         bar.advance(row["status"])
+            except BaseException as exc:  # noqa: BLE001 - re-raised by the main thread
+                errors.append(exc)
+                stop.set()
             finally:
-                if slot.get("worker") is not None:
-                    slot.pop("worker").close()
+                w = slot.pop("worker", None)
+                if w is not None:
+                    if stop.is_set():
+                        w.kill()
+                    w.close()
 
         try:
             if jobs == 1:
@@ -737,9 +748,15 @@ class Runner:
                 for t in threads:
                     t.start()
                 for t in threads:
-                    t.join()
+                    while t.is_alive():
+                        t.join(0.2)
+        except BaseException:
+            stop.set()
+            raise
         finally:
             bar.stop()
+        if errors:  # e.g. the store could not be written: never report a partial grid as done
+            raise errors[0]
         return GridSummary(counts, skipped, len(cells), time.perf_counter() - t_start)
 
     def close(self) -> None:

@@ -1,4 +1,4 @@
-"""The method worker: ``python -m causalarena.worker [--memory-mb M]``.
+"""The method worker: ``python -m causalarena.worker [--memory-mb M] [--no-rlimit]``.
 
 One worker process imports and loads one method once, then fits it on many
 datasets (imports cost seconds; an interpreter per run is not acceptable).
@@ -51,12 +51,15 @@ Memory
 resident memory a fit may use. The runner enforces it from outside by polling
 the resident set of the worker's process tree (psutil) and killing the group
 on excess (status ``oom``). Inside, as a backstop against one huge
-allocation, the worker sets ``RLIMIT_AS`` *after* ``load`` to
-``virtual size after load + M + max(M, 1024) MB``: address space is not
-memory — torch and BLAS reserve gigabytes of virtual memory for thread pools
-and malloc arenas — so a tight ``RLIMIT_AS`` would kill healthy methods; the
-generous limit only catches single allocations far beyond the cap, which then
-raise ``MemoryError`` inside ``fit`` (status ``oom``, worker survives).
+allocation, the worker sets ``RLIMIT_AS`` before every fit to
+``current virtual size + M + max(M, 1024) + 64 · cpu_count MB``: address
+space is not memory — torch and BLAS reserve gigabytes of virtual memory for
+thread pools, stacks and per-thread malloc arenas (roughly 64 MB each), and
+methods often import them inside their first ``fit`` — so a tight
+``RLIMIT_AS`` would kill healthy methods; the generous limit only catches
+single allocations far beyond the cap, which then raise ``MemoryError``
+inside ``fit`` (status ``oom``, the worker survives). ``--no-rlimit`` (or env
+``CAUSALARENA_WORKER_RLIMIT=0``) leaves the backstop off.
 
 The worker also exits when its parent dies (it is re-parented): a runner
 killed with SIGKILL leaves no workers behind.
@@ -123,8 +126,9 @@ def _watch_parent(parent: int) -> None:  # pragma: no cover - exercised via the 
 class Worker:
     """State of one worker process: the loaded method and the memory cap."""
 
-    def __init__(self, memory_mb: Optional[int] = None) -> None:
+    def __init__(self, memory_mb: Optional[int] = None, rlimit: bool = True) -> None:
         self.memory_mb = memory_mb
+        self.rlimit = rlimit
         self.rlimit_as_mb: Optional[int] = None
         self.method: Any = None
         self.factory: Optional[str] = None
@@ -156,12 +160,11 @@ class Worker:
             return {"status": "failed", "load_seconds": time.perf_counter() - t0,
                     "error": f"loading {req.get('factory')!r}: {_error_text(exc)}",
                     "traceback": traceback.format_exc()}
-        self._set_rlimit()
         return {"status": "ok", "load_seconds": time.perf_counter() - t0,
                 "error": None, "traceback": None}
 
     def _set_rlimit(self) -> None:
-        if not self.memory_mb:
+        if not self.memory_mb or not self.rlimit:
             return
         try:
             import resource
@@ -170,7 +173,8 @@ class Worker:
         vms_kb = _read_status_kb("VmSize")
         if vms_kb is None:
             return
-        limit_mb = int(vms_kb / 1024.0 + self.memory_mb + max(self.memory_mb, 1024))
+        slack = max(self.memory_mb, 1024) + 64 * (os.cpu_count() or 1)
+        limit_mb = int(vms_kb / 1024.0 + self.memory_mb + slack)
         try:
             resource.setrlimit(resource.RLIMIT_AS, (limit_mb * 1024 * 1024, resource.RLIM_INFINITY))
             self.rlimit_as_mb = limit_mb
@@ -190,6 +194,7 @@ class Worker:
         from .data import Dataset
 
         _reset_peak_rss()
+        self._set_rlimit()
         t0 = time.perf_counter()
         try:
             dataset = Dataset.load(req["dataset_path"])
@@ -261,6 +266,7 @@ def main(argv: Optional[list] = None) -> int:
     """Entry point of ``python -m causalarena.worker``."""
     argv = list(sys.argv[1:] if argv is None else argv)
     memory_mb: Optional[int] = None
+    rlimit = os.environ.get("CAUSALARENA_WORKER_RLIMIT", "1") not in ("0", "")
     env_value = os.environ.get(MEMORY_ENV)
     if env_value:
         memory_mb = int(env_value)
@@ -270,15 +276,17 @@ def main(argv: Optional[list] = None) -> int:
             memory_mb = int(argv.pop(0))
         elif arg.startswith("--memory-mb="):
             memory_mb = int(arg.split("=", 1)[1])
+        elif arg == "--no-rlimit":
+            rlimit = False
         else:
             sys.stderr.write(f"causalarena.worker: unknown argument {arg!r}\n"
-                             "usage: python -m causalarena.worker [--memory-mb M]\n")
+                             "usage: python -m causalarena.worker [--memory-mb M] [--no-rlimit]\n")
             return 2
     if memory_mb is not None and memory_mb <= 0:
         memory_mb = None
     channel = _protect_stdout()
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
-    return Worker(memory_mb).serve(sys.stdin, channel)
+    return Worker(memory_mb, rlimit).serve(sys.stdin, channel)
 
 
 if __name__ == "__main__":
