@@ -22,6 +22,7 @@ stderr, so library output can never corrupt the channel.
     → ``{"op": "hello", "status": "ok", "protocol": 1, "pid": int,
     "python": "3.11.9", "executable": str, "versions": {"numpy": ...,
     "causalarena": ...}, "memory_mb": int | null, "rlimit_as_mb": int | null}``
+    (``rlimit_as_mb``: the address-space limit set before the last fit)
 ``{"op": "load", "factory": "pkg.mod:Class", "params": {...}}``
     imports the class and constructs ``Class(**params)`` once.
     → ``{"op": "load", "status": "ok" | "failed", "load_seconds": float,
