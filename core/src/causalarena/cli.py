@@ -223,9 +223,14 @@ def cmd_run(args) -> int:
     results.mkdir(parents=True, exist_ok=True)
     console.print(f"[bold]CausalArena[/bold]: {len(methods)} methods × {len(instances)} instances "
                   f"→ {len(cells)} cells; results in {results}/ (rerun the same command to resume)")
+    # one BLAS/OpenMP thread budget per worker, so N workers do not oversubscribe the cores
+    threads = str(max(1, (os.cpu_count() or 1) // max(1, args.jobs)))
+    worker_env = {var: os.environ.get(var, threads)
+                  for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
     with Store(str(results / STORE_NAME)) as store:
         summary = run_grid(
             cells, registry, store, jobs=args.jobs, budget_s=args.budget, memory_mb=args.memory_mb,
+            env=worker_env,
             python=args.python, standardise=not args.raw, protocol=args.protocol, n=args.n,
             progress=not args.no_progress, cache_dir=str(results / "datasets"),
             retry_statuses=tuple(_csv(args.retry) or ()),
