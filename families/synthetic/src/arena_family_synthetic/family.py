@@ -87,6 +87,11 @@ def data_audit(x: np.ndarray, names: Sequence[str]) -> Optional[str]:
     return None
 
 
+def _used(nodes: Sequence[Any], key: str) -> List[str]:
+    """Sorted distinct node tags ``key`` (the factor tags of one SCM)."""
+    return sorted({n.tags[key] for n in nodes if key in n.tags})
+
+
 def generate_spec(config_id: str, mechanisms: Sequence[str] = SLICE_MECHANISMS,
                   noises: Sequence[str] = SLICE_NOISES, roots: Sequence[str] = SLICE_ROOTS) -> SCMSpec:
     """Generate the SCM of a configuration id, deterministically.
@@ -124,11 +129,11 @@ def generate_spec(config_id: str, mechanisms: Sequence[str] = SLICE_MECHANISMS,
                 mechanism=str(rng.choice(active_mech)), noise=str(rng.choice(active_noise)),
                 root=str(rng.choice(active_roots)),
             ))
-        used = lambda key: sorted({n.tags[key] for n in nodes if key in n.tags})  # noqa: E731
         metadata: Dict[str, Any] = {
             "generator": GENERATOR_VERSION, "config_id": config_id, "graph": graph, "d": d,
             **graph_record, "n_roots": len(root_idx),
-            "mechanisms": used("mechanism"), "noises": used("noise"), "roots": used("root"),
+            "mechanisms": _used(nodes, "mechanism"), "noises": _used(nodes, "noise"),
+            "roots": _used(nodes, "root"),
             "root_dependency": "independent", "difficulty": "clean",
         }
         spec = SCMSpec(id=config_id, nodes=nodes, metadata=metadata)
