@@ -1,0 +1,96 @@
+"""Plugin manager facade and hook contract meta-tests (core alone)."""
+
+from __future__ import annotations
+
+import inspect
+import pathlib
+import types
+
+import pytest
+
+from causalarena import hookspecs
+from causalarena.hookspecs import hookimpl
+from causalarena.plugins import DEFAULT_PLUGINS, DuplicatePluginError, PluginError, PluginLoadError, get_registry
+from causalarena.records import FamilyInfo, InterventionInfo, MethodInfo, MetricInfo
+
+HOOKS = [name for name, obj in vars(hookspecs).items() if name.startswith("arena_") and callable(obj)]
+
+
+def _plugin(name, **hooks):
+    mod = types.ModuleType(name)
+    for hook, fn in hooks.items():
+        setattr(mod, hook, hookimpl(fn))
+    mod.__distribution__ = f"dist-{name}"
+    return mod
+
+
+def test_every_hook_has_the_prefix_and_a_contract_docstring():
+    assert sorted(HOOKS) == ["arena_families", "arena_interventions", "arena_methods", "arena_metrics"]
+    for name in HOOKS:
+        doc = inspect.getdoc(getattr(hookspecs, name)) or ""
+        assert "Returns:" in doc and len(doc.splitlines()) >= 5, f"{name} lacks a contract docstring"
+
+
+def test_every_hook_is_exercised_by_a_test():
+    here = pathlib.Path(__file__).parent
+    text = "\n".join(p.read_text() for p in here.glob("test_*.py"))
+    for name in HOOKS:
+        assert f"{name}=" in text or f"def {name}(" in text, f"no test registers a plugin for {name}"
+
+
+def test_builtins_come_through_the_same_hooks():
+    reg = get_registry(strict=True)
+    assert DEFAULT_PLUGINS == ("causalarena.metrics", "causalarena.interventions")
+    assert reg.intervention("default").distribution == "causal-arena"
+    assert {"f1", "shd", "nshd", "sid", "auroc", "ap", "precision", "recall"} <= set(reg.metrics)
+    assert all(m.distribution == "causal-arena" for m in reg.metrics.values())
+
+
+def test_extra_plugin_records_are_typed_and_named():
+    plugin = _plugin(
+        "p1",
+        arena_methods=lambda: [MethodInfo(name="toy", factory="x:Y", output_kind="cpdag")],
+        arena_families=lambda: [FamilyInfo(name="toyfam", factory="x:F")],
+        arena_interventions=lambda: [InterventionInfo(name="toyint", factory="x:f")],
+        arena_metrics=lambda: [MetricInfo(name="toymetric", factory="x:m")],
+    )
+    reg = get_registry(strict=True, extra_plugins=[plugin])
+    assert reg.method("toy").distribution == "dist-p1"
+    assert reg.family("toyfam").name == "toyfam"
+    assert reg.intervention("toyint").n_obs == 800 and reg.intervention("toyint").n_int == 200
+    assert "toymetric" in reg.metrics
+    with pytest.raises(KeyError, match="unknown method 'nope'; installed: .*toy"):
+        reg.method("nope")
+
+
+def test_duplicate_names_name_both_distributions():
+    plugin = _plugin("p2", arena_metrics=lambda: [MetricInfo(name="f1", factory="x:m")])
+    with pytest.raises(DuplicatePluginError, match="'f1' is provided by both causal-arena 0.1.0 and dist-p2"):
+        get_registry(strict=True, extra_plugins=[plugin])
+
+
+def test_wrong_record_type_is_an_error_naming_the_plugin():
+    plugin = _plugin("p3", arena_methods=lambda: [{"name": "pc"}])
+    with pytest.raises(PluginError, match="dist-p3: arena_methods\\(\\) yielded dict, expected MethodInfo"):
+        get_registry(strict=True, extra_plugins=[plugin])
+
+
+def test_a_raising_hook_is_reported_or_strict_error():
+    def boom():
+        raise RuntimeError("no licence file")
+
+    plugin = _plugin("p4", arena_families=boom)
+    reg = get_registry(strict=False, extra_plugins=[plugin])
+    assert any("no licence file" in e.error and e.distribution == "dist-p4" for e in reg.errors)
+    with pytest.raises(PluginLoadError, match="dist-p4"):
+        get_registry(strict=True, extra_plugins=[plugin])
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"name": "", "factory": "x:Y"}, "non-empty identifier"),
+    ({"name": "bad name", "factory": "x:Y"}, "non-empty identifier"),
+    ({"name": "ok", "factory": "x:Y", "output_kind": "mag"}, "output_kind"),
+])
+def test_record_validation(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        MethodInfo(**kwargs)
