@@ -14,37 +14,10 @@ from typing import Optional
 import numpy as np
 
 from causalarena.data import Dataset
+from causalarena.conventions import causallearn_to_adjacency  # noqa: F401 (re-exported)
 from causalarena.method import Method
 
 
-def causallearn_to_adjacency(graph: np.ndarray) -> np.ndarray:
-    """Convert a causal-learn ``GeneralGraph.graph`` endpoint matrix to our adjacency.
-
-    causal-learn encodes i → j as ``graph[j, i] = 1, graph[i, j] = -1`` and
-    i — j as ``graph[i, j] = graph[j, i] = -1`` (``ges`` docstring: "Record['G'].graph[j,i]=1
-    and Record['G'].graph[i,j]=-1 indicates i --> j"). A bidirected pair (both 1)
-    is returned as undirected.
-
-    Args:
-        graph: (d × d) integer endpoint matrix.
-
-    Returns:
-        (d × d) int8, ``A[i, j] = 1`` for i → j; both entries 1 for i — j.
-
-    Raises:
-        ValueError: not square, or endpoint values outside {−1, 0, 1}.
-    """
-    # Duplicated in arena-method-pc on purpose: each distribution installs alone.
-    G = np.asarray(graph)
-    if G.ndim != 2 or G.shape[0] != G.shape[1]:
-        raise ValueError(f"causal-learn graph must be square (d × d), got shape {G.shape}")
-    if not np.isin(G, (-1, 0, 1)).all():
-        raise ValueError(f"causal-learn graph has endpoint values {sorted(set(np.unique(G).tolist()) - {-1, 0, 1})}"
-                         " outside {-1, 0, 1}: not a CPDAG")
-    directed = (G == -1) & (G.T == 1)
-    undirected = (G == -1) & (G.T == -1)
-    bidirected = (G == 1) & (G.T == 1)
-    return (directed | undirected | bidirected).astype(np.int8)
 
 
 class GES(Method):

@@ -13,39 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from causalarena.data import Dataset
+from causalarena.conventions import causallearn_to_adjacency  # noqa: F401 (re-exported)
 from causalarena.method import Method
 
 
-def causallearn_to_adjacency(graph: np.ndarray) -> np.ndarray:
-    """Convert a causal-learn ``GeneralGraph.graph`` endpoint matrix to our adjacency.
-
-    causal-learn encodes i → j as ``graph[j, i] = 1, graph[i, j] = -1``
-    (an arrowhead at j, a tail at i) and i — j as ``graph[i, j] = graph[j, i] = -1``
-    (causal-learn's ``GeneralGraph`` docstring and the ``pc``/``ges`` return values).
-    A bidirected pair ``graph[i, j] = graph[j, i] = 1`` (conflicting v-structures)
-    leaves the orientation unknown and is returned as undirected.
-
-    Args:
-        graph: (d × d) integer endpoint matrix.
-
-    Returns:
-        (d × d) int8, ``A[i, j] = 1`` for i → j; ``A[i, j] = A[j, i] = 1`` for an
-        undirected (or bidirected) pair.
-
-    Raises:
-        ValueError: not square, or an endpoint value outside {−1, 0, 1}
-            (PAG circle endpoints, value 2, are not a CPDAG).
-    """
-    G = np.asarray(graph)
-    if G.ndim != 2 or G.shape[0] != G.shape[1]:
-        raise ValueError(f"causal-learn graph must be square (d × d), got shape {G.shape}")
-    if not np.isin(G, (-1, 0, 1)).all():
-        raise ValueError(f"causal-learn graph has endpoint values {sorted(set(np.unique(G).tolist()) - {-1, 0, 1})}"
-                         " outside {-1, 0, 1}: not a CPDAG")
-    directed = (G == -1) & (G.T == 1)
-    undirected = (G == -1) & (G.T == -1)
-    bidirected = (G == 1) & (G.T == 1)
-    return (directed | undirected | bidirected).astype(np.int8)
 
 
 class PC(Method):
