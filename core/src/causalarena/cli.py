@@ -37,7 +37,9 @@ class UsageError(Exception):
 def _console():
     from rich.console import Console
 
-    return Console()
+    # rich falls back to 80 columns when stdout is not a terminal (CI logs, pipes),
+    # which wraps every leaderboard cell; use a wide page there instead.
+    return Console() if sys.stdout.isatty() else Console(width=200)
 
 
 def _csv(value: Optional[str]) -> Optional[List[str]]:
@@ -236,7 +238,9 @@ def cmd_run(args) -> int:
             retry_statuses=tuple(_csv(args.retry) or ()),
         )
         runs = store.runs_frame()
-    console.print(f"this invocation: {summary}")
+    done = ", ".join(f"{v} {k}" for k, v in sorted(summary.counts.items())) or "nothing new"
+    console.print(f"this invocation: {done}; skipped {summary.skipped} already stored; "
+                  f"{summary.elapsed_seconds:.1f} s")
     runs = _filter_runs(runs, methods, families)
     print_report(runs, console=console, metrics=tuple(_csv(args.metrics) or ("f1", "shd")))
     paths = write_report(runs, results, metrics=tuple(_csv(args.metrics) or ("f1", "shd")))
