@@ -192,6 +192,13 @@ class ChainInstance(Instance):
     def true_adjacency(self):
         return self._truth
 
+    def fingerprint(self):
+        """Cheap identity (the data are a pure function of these fields)."""
+        import hashlib
+        payload = repr((self.scm_id, self._n, None if self._X is None else np.asarray(self._X).tobytes(),
+                        np.asarray(self._truth).tobytes()))
+        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
     def dataset(self, split, replicate, standardise=True, protocol="default", n=None):
         from causalarena.protocol import cell_seed
 

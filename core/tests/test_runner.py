@@ -250,3 +250,20 @@ def test_a_store_failure_is_raised_not_swallowed(tmp_path, registry):
         run_grid(make_cells([inst], [info("chain", "Chain")]), registry, store, jobs=2, env=ENV,
                  progress=False)
     assert 1 <= len(calls) <= 2  # each thread stops at its first failure
+
+
+def test_changed_graph_or_data_is_a_new_cell_not_a_stale_skip(tmp_path, registry):
+    methods = [info("chain", "Chain")]
+    store = Store(str(tmp_path / "r.sqlite"))
+    first = run_grid(make_cells([ChainInstance("c", splits=("obs",), n_replicates=1)], methods),
+                     registry, store, env=ENV, progress=False)
+    assert first.counts == {"ok": 1}
+    # same id, different published graph: must run and score against the new truth
+    other_truth = np.zeros((3, 3), dtype=np.int8)
+    other_truth[0, 2] = 1
+    changed = ChainInstance("c", splits=("obs",), n_replicates=1, truth=other_truth)
+    second = run_grid(make_cells([changed], methods), registry, store, env=ENV, progress=False)
+    assert second.skipped == 0 and second.counts == {"ok": 1}
+    rows = store.rows()
+    assert len(rows) == 2 and len({r["config_hash"] for r in rows}) == 2
+    assert sorted(r["metrics"]["shd"] for r in rows) == [0.0, 3.0]

@@ -9,6 +9,7 @@ so every method sees byte-identical data.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, ClassVar, Dict, List, Optional, Sequence
 
 import attrs
@@ -49,6 +50,17 @@ class Instance:
         """(d × d) int8 ground truth, row = parent."""
         raise NotImplementedError
 
+    def fingerprint(self) -> str:
+        """SHA-256 of what this instance is (data and graph), 16 hex digits.
+
+        Part of every result key, so a changed table, edge list or generator
+        never reuses a stored result. The default hashes the raw first-split,
+        first-replicate dataset with its true graph; SCM instances hash their
+        spec instead.
+        """
+        ds = self.dataset(tuple(self.splits)[0], 0, standardise=False)
+        return hashlib.sha256(ds.to_npz_bytes()).hexdigest()[:16]
+
 
 @attrs.define(eq=False)
 class SCMInstance(Instance):
@@ -74,6 +86,10 @@ class SCMInstance(Instance):
 
     def true_adjacency(self):
         return self.spec.adjacency()
+
+    def fingerprint(self) -> str:
+        """SHA-256 of the spec JSON (the SCM is fully explicit data)."""
+        return hashlib.sha256(self.spec.to_json().encode()).hexdigest()[:16]
 
 
 class Family:

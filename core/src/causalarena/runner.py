@@ -562,6 +562,7 @@ class Runner:
         self.n = n
         self.env = dict(env or {})
         self.load_timeout_s = load_timeout_s
+        self._fingerprints: Dict[int, Optional[str]] = {}  # id(instance) -> fingerprint (cells hold them)
         self._own_cache = cache_dir is None
         self.cache_dir = cache_dir or tempfile.mkdtemp(prefix="arena-datasets-")
         os.makedirs(self.cache_dir, exist_ok=True)
@@ -571,9 +572,19 @@ class Runner:
         self.scorer = scorer
 
     def key(self, cell: Cell) -> tuple:
+        """The store key of a cell; its config hash covers the instance fingerprint."""
         m = cell.method
         return (cell.family, cell.instance.scm_id, cell.split, int(cell.replicate), m.name,
-                config_hash(dict(m.params), self.standardise, self.protocol, self.n))
+                config_hash(dict(m.params), self.standardise, self.protocol, self.n,
+                            data=self._fingerprint(cell.instance)))
+
+    def _fingerprint(self, instance: Any) -> Optional[str]:
+        fp = self._fingerprints.get(id(instance))
+        if fp is None:
+            method = getattr(instance, "fingerprint", None)
+            fp = method() if callable(method) else None
+            self._fingerprints[id(instance)] = fp
+        return fp
 
     # -- one cell --------------------------------------------------------------
     def run_cell(self, cell: Cell, slot: Dict[str, Any]) -> Dict[str, Any]:
@@ -700,7 +711,8 @@ class Runner:
         # a group into chunks so that `jobs` threads share a large group.
         groups: Dict[tuple, List[Cell]] = {}
         for c in todo:
-            groups.setdefault((c.method.name, self.key(c)[-1]), []).append(c)
+            groups.setdefault((c.method.name, json.dumps(dict(c.method.params), sort_keys=True, default=str)),
+                              []).append(c)
         jobs = max(1, int(jobs))
         work: "queue.Queue[List[Cell]]" = queue.Queue()
         for g in groups.values():

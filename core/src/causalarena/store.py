@@ -53,14 +53,18 @@ Key = Tuple[str, str, str, int, str, str]
 
 
 def config_hash(params: Dict[str, Any], standardise: bool, protocol: str = "default",
-                n: Optional[int] = None) -> str:
+                n: Optional[int] = None, data: Optional[str] = None) -> str:
     """16-hex-digit SHA-256 of the run configuration that changes results.
 
     Covers the method ``params``, ``standardise``, the intervention
-    ``protocol`` and the row count override ``n`` (canonical JSON, sorted keys).
+    ``protocol``, the row count override ``n`` and ``data``, the instance's
+    fingerprint (:meth:`causalarena.family.Instance.fingerprint`), so a changed
+    table or graph is a new cell (canonical JSON, sorted keys).
     """
-    payload = json.dumps({"params": params, "standardise": bool(standardise),
-                          "protocol": protocol, "n": n}, sort_keys=True, default=str)
+    body: Dict[str, Any] = {"params": params, "standardise": bool(standardise), "protocol": protocol, "n": n}
+    if data is not None:
+        body["data"] = data
+    payload = json.dumps(body, sort_keys=True, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
