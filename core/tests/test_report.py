@@ -166,3 +166,39 @@ def test_print_report_rich():
     assert "0.40 (0.14) / 16.0 (7.1)" in text
     assert "0.72 (0.25) / 4.2 (1.8)" in text
     assert "Failed runs" in text
+
+
+def test_a_grid_where_nothing_succeeded_still_gets_its_tables():
+    runs = pd.DataFrame({"family": ["real"] * 2, "scm_id": ["t"] * 2, "split": ["obs"] * 2,
+                         "replicate": [0, 0], "method": ["pc", "ges"],
+                         "status": ["invalid_input", "timeout"], "wall_seconds": [0.0, 2.0],
+                         "fit_seconds": [None, None], "error": ["constant column 'k'", "budget"]})
+    table = R.leaderboard(runs)
+    assert table.loc["pc", "real / obs"] == "– ⚠1 (0/1 ok)"
+    ft = R.failure_table(runs)
+    assert ft.set_index("method").loc["ges", "timeout"] == 1
+
+
+def test_configurations_are_never_pooled():
+    rows = []
+    for cfg, standardise, f1 in (("aaaa11", True, 0.2), ("bbbb22", False, 0.6)):
+        for scm in ("s1", "s2"):
+            rows.append({"family": "synthetic", "scm_id": scm, "split": "obs", "replicate": 0,
+                         "method": "sortnregress", "status": "ok", "wall_seconds": 1.0, "fit_seconds": 1.0,
+                         "error": None, "f1": f1, "shd": 3.0, "config_hash": cfg, "standardise": standardise,
+                         "protocol": "default", "n": None})
+    table = R.leaderboard(pd.DataFrame(rows))
+    assert list(table.index) == ["sortnregress [std]", "sortnregress [raw]"]
+    assert table.loc["sortnregress [raw]", "synthetic / obs"] == "0.60 (0.00) / 3.0 (0.0)"
+    assert table.loc["sortnregress [std]", "synthetic / obs"] == "0.20 (0.00) / 3.0 (0.0)"
+
+
+def test_a_cell_stored_under_two_data_fingerprints_counts_once_latest_wins():
+    base = {"family": "real", "scm_id": "t", "split": "obs", "replicate": 0, "method": "pc", "status": "ok",
+            "wall_seconds": 1.0, "fit_seconds": 1.0, "error": None, "standardise": True,
+            "protocol": "default", "params": "{}"}
+    runs = pd.DataFrame([{**base, "f1": 0.75, "shd": 1.0, "config_hash": "old", "finished_at": "2026-11-30T10:00"},
+                         {**base, "f1": 0.25, "shd": 5.0, "config_hash": "new", "finished_at": "2026-11-30T11:00"}])
+    numeric = R.leaderboard_numeric(runs)
+    cell = numeric[numeric["column"] == "real / obs"].iloc[0]
+    assert (cell["n_runs"], cell["f1_mean"], cell["shd_mean"]) == (1, 0.25, 5.0)

@@ -61,6 +61,57 @@ AVG = "Avg"
 _DECIMALS = {"shd": 1, "sid": 1, "n_edges": 1, "wall_seconds": 1, "fit_seconds": 1}
 
 
+def _prepare(runs: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
+    """Validate ``runs`` and return the copy the aggregations read.
+
+    * A metric column may be absent only when no run succeeded (a grid where
+      every run failed or is unsupported still gets its table, all "–");
+      with successful runs an absent metric is an error (a typo).
+    * When one method appears under several run configurations
+      (raw vs standardised inputs, another protocol, other parameters), each configuration becomes its own row,
+      labelled ``"pc [raw]"``, ``"pc [protocol=fixed]"`` … — results of different
+      configurations are never pooled into one cell.
+    * The same cell stored under two data fingerprints (its table or graph
+      changed between runs) counts once: the latest ``finished_at`` stands.
+    """
+    _check_runs(runs, metrics)
+    runs = runs.copy()
+    for m in metrics:
+        if m not in runs.columns:
+            runs[m] = math.nan
+    if len(runs):
+        runs["method"] = _config_labels(runs)
+        if "finished_at" in runs.columns:
+            # the same cell under the same configuration stored twice (its table or
+            # graph changed in between): the latest result stands
+            key = ["method", "family", "scm_id", "split", "replicate"]
+            runs = (runs.sort_values("finished_at", kind="stable", na_position="first")
+                    .drop_duplicates(key, keep="last").sort_index())
+    return runs
+
+
+#: run-configuration columns that separate leaderboard rows (``n`` is the
+#: dataset's row count, which legitimately differs between families)
+CONFIG_COLUMNS = ("standardise", "protocol", "params")
+
+
+def _config_labels(runs: pd.DataFrame) -> pd.Series:
+    """Method labels that separate run configurations (see :func:`_prepare`)."""
+    labels = runs["method"].astype(str).copy()
+    cols = [c for c in CONFIG_COLUMNS if c in runs.columns]
+    if not cols:
+        return labels
+    fmts = {"standardise": lambda v: "std" if v else "raw", "protocol": lambda v: f"protocol={v}",
+            "params": lambda v: f"params={v}"}
+    for method, group in runs.groupby("method", sort=False):
+        varying = [c for c in cols if group[c].astype(str).nunique() > 1]
+        for c in varying:
+            text = group[c].map(lambda v, c=c: fmts[c](v) if v is not None and v == v else f"{c}=?")
+            labels[group.index] = [f"{lab[:-1]}, {t}]" if lab.endswith("]") else f"{lab} [{t}]"
+                                   for lab, t in zip(labels[group.index], text)]
+    return labels
+
+
 def _check_runs(runs: pd.DataFrame, metrics: Sequence[str]) -> None:
     if not isinstance(runs, pd.DataFrame):
         raise TypeError(f"runs must be a pandas DataFrame, got {type(runs).__name__}")
@@ -69,7 +120,7 @@ def _check_runs(runs: pd.DataFrame, metrics: Sequence[str]) -> None:
     if missing:
         raise ValueError(f"runs is missing column(s) {missing}; has {list(runs.columns)}")
     missing_metrics = [m for m in metrics if m not in runs.columns]
-    if missing_metrics:
+    if missing_metrics and (runs["status"].astype(str) == "ok").any():
         raise ValueError(f"runs has no metric column(s) {missing_metrics}")
     unknown = sorted(set(runs["status"].astype(str)) - set(STATUSES))
     if unknown:
@@ -134,7 +185,7 @@ def leaderboard_numeric(runs: pd.DataFrame, metrics: Sequence[str] = ("f1", "shd
             values (named).
     """
     metrics = list(metrics)
-    _check_runs(runs, metrics)
+    runs = _prepare(runs, metrics)
     methods = list(dict.fromkeys(runs["method"]))
     columns = _columns(runs)
     groups = {key: g for key, g in runs.groupby(["method", "family", "split"], sort=False)}
@@ -204,7 +255,7 @@ def leaderboard(runs: pd.DataFrame, metrics: Sequence[str] = ("f1", "shd")) -> p
         ValueError: as :func:`leaderboard_numeric`.
     """
     numeric = leaderboard_numeric(runs, metrics)
-    labels = [_label(f, s) for f, s in _columns(runs)] + [AVG]
+    labels = list(dict.fromkeys(numeric["column"]))
     table = pd.DataFrame(index=pd.Index(list(dict.fromkeys(numeric["method"])), name="method"),
                          columns=labels, dtype=object)
     for _, row in numeric.iterrows():
@@ -222,7 +273,7 @@ def failure_table(runs: pd.DataFrame) -> pd.DataFrame:
     Raises:
         ValueError: missing columns or unknown statuses.
     """
-    _check_runs(runs, [])
+    runs = _prepare(runs, [])
     keys = ["method", "family", "split"]
     counts = (runs.assign(status=runs["status"].astype(str))
               .groupby(keys + ["status"], sort=False).size()
@@ -282,7 +333,9 @@ def write_report(runs: pd.DataFrame, outdir: Any,
     failures.to_csv(paths["failures.csv"], index=False)
     title = " / ".join(m.upper() if len(m) <= 4 else m for m in metrics)
     md = [f"# Leaderboard ({title})", "",
-          "Cells: mean (sd) over SCM-level means of replicates; – = unsupported or no runs; "
+          "Cells: mean (sd) over SCM-level means of replicates; – = unsupported (the method does not "
+          "consume interventions), no runs, or the metric is undefined (an sd over one SCM; SID "
+          "against a cyclic published graph); "
           f"{WARN}k = k failed runs (means over successes). Avg = unweighted mean of available "
           "cell means (sd: mean of cell sds).", "",
           to_markdown(table), "## Run status counts", "",
