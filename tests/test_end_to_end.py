@@ -96,3 +96,75 @@ def test_bad_arguments_give_clear_errors():
     assert proc.returncode == 2 and "expected FAMILY.KEY=VALUE" in proc.stderr
     proc = run_arena("show", "synthetic/zz-d10-000", check=False)
     assert proc.returncode == 2
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--jobs", "0"], "--jobs must be a positive integer, got 0"),
+    (["--budget", "-1"], "--budget must be > 0, got -1.0"),
+    (["--memory-mb", "0"], "--memory-mb must be > 0"),
+    (["--n", "0"], "--n must be a positive integer"),
+    (["--splits", "obs,foo"], "--splits: unknown split(s) ['foo']"),
+    (["--protocol", "nope"], "--protocol 'nope' is not installed"),
+    (["--metrics", "bogus"], "--metrics: unknown metric(s) ['bogus']"),
+    (["--python", "/nonexistent/python"], "--python '/nonexistent/python' is not an executable interpreter"),
+    (["--retry", "crashed"], "--retry: unknown status(es) ['crashed']"),
+    (["--family-option", "synthetic.per_cell=0"], "per_cell must be a positive integer"),
+    (["--family-option", "synthetic.bogus=3"], "unknown option(s) ['bogus']"),
+])
+def test_bad_run_options_are_rejected_before_anything_runs(tmp_path, args, message):
+    proc = run_arena("run", "--methods", "pc", "--results", str(tmp_path / "r"), *args, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "r" / "arena.sqlite").exists()
+
+
+def test_user_table_errors_are_one_line_not_a_traceback(tmp_path):
+    (tmp_path / "t.csv").write_text("a,b,c\n1,2,3\n4,oops,6\n7,8,9\n")
+    (tmp_path / "t.edges.csv").write_text("source,target\na,b\n")
+    proc = run_arena("run", "--families", "real", "--methods", "pc", "--results", str(tmp_path / "r"),
+                     "--family-option", f"real.tables={tmp_path / 't.csv'}={tmp_path / 't.edges.csv'}",
+                     check=False)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "'b' is not numeric" in proc.stderr and "oops" in proc.stderr
+
+
+def test_results_that_is_a_file_is_named(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    proc = run_arena("run", "--methods", "pc", "--results", str(afile), check=False)
+    assert proc.returncode == 2 and "is a file, not a folder" in proc.stderr
+
+
+def test_a_grid_where_nothing_succeeds_still_reports(tmp_path):
+    (tmp_path / "t.csv").write_text("a,b,k\n" + "".join(f"{i},{(i * 7) % 5},1\n" for i in range(60)))
+    (tmp_path / "t.edges.csv").write_text("source,target\na,b\n")
+    results = tmp_path / "r"
+    run_arena("run", "--families", "real", "--methods", "pc,ges", "--results", str(results), "--no-progress",
+              "--family-option", f"real.tables={tmp_path / 't.csv'}={tmp_path / 't.edges.csv'}",
+              "--family-option", "real.sachs=false")
+    failures = pd.read_csv(results / "failures.csv")
+    assert failures["invalid_input"].sum() == 2
+    md = (results / "leaderboard.md").read_text()
+    assert "– ⚠1 (0/1 ok)" in md
+
+
+def test_report_reads_a_read_only_results_folder(arena_run, tmp_path):
+    import os
+    import shutil
+
+    results, _ = arena_run
+    ro = tmp_path / "ro"
+    shutil.copytree(results, ro)
+    for p in ro.rglob("*"):
+        os.chmod(p, 0o555 if p.is_dir() else 0o444)
+    os.chmod(ro, 0o555)
+    try:
+        proc = run_arena("report", "--results", str(ro), check=False)
+        if os.geteuid() == 0:  # root ignores permission bits: the read path is still exercised
+            assert proc.returncode == 0
+        else:
+            assert proc.returncode == 0 and "report files not written" in proc.stdout
+        assert "real / obs" in proc.stdout
+    finally:
+        for p in [ro, *ro.rglob("*")]:
+            os.chmod(p, 0o755)

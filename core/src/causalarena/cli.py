@@ -4,7 +4,7 @@ Commands::
 
     arena plugins [--json] [--strict]      everything installed, with distribution and version
     arena methods | families [--json]      the installed methods / families
-    arena show FAMILY/SCM_ID               an SCM spec as JSON
+    arena show FAMILY[/SCM_ID]             an SCM spec as JSON (or the family's instance ids)
     arena run [options]                    run the grid, resume, print the leaderboard
     arena report [--results DIR]           the leaderboard of a results folder
     arena export [--family F] [--scm ID]   datasets (Parquet), specs (JSON), adjacency (CSV)
@@ -78,6 +78,58 @@ def parse_family_options(items: Sequence[str]) -> Dict[str, Dict[str, Any]]:
             tuple(_scalar(v) for v in value.split(",") if v) if "," in value else _scalar(value)
         )
     return out
+
+
+def _positive(name: str, value: Optional[float], integer: bool = False) -> None:
+    if value is not None and not value > 0:
+        raise UsageError(f"{name} must be {'a positive integer' if integer else '> 0'}, got {value}")
+
+
+def _validate_run_args(args, registry) -> None:
+    """Reject bad values before anything runs (they would otherwise be stored as method failures)."""
+    _positive("--jobs", args.jobs, integer=True)
+    _positive("--budget", args.budget)
+    _positive("--memory-mb", args.memory_mb)
+    _positive("--n", args.n, integer=True)
+    _positive("--replicates", args.replicates, integer=True)
+    from .family import SPLITS
+
+    unknown = [sp for sp in (_csv(args.splits) or []) if sp not in SPLITS]
+    if unknown:
+        raise UsageError(f"--splits: unknown split(s) {unknown}; expected {list(SPLITS)}")
+    if args.protocol not in registry.interventions:
+        raise UsageError(f"--protocol {args.protocol!r} is not installed; installed: {sorted(registry.interventions)}")
+    _validate_metrics(args.metrics, registry)
+    import shutil
+
+    python = shutil.which(args.python) or args.python
+    if not (os.path.isfile(python) and os.access(python, os.X_OK)):
+        raise UsageError(f"--python {args.python!r} is not an executable interpreter")
+    from .report import STATUSES
+
+    bad = [s for s in (_csv(args.retry) or []) if s not in STATUSES]
+    if bad:
+        raise UsageError(f"--retry: unknown status(es) {bad}; expected some of {list(STATUSES)}")
+
+
+def _validate_metrics(text: Optional[str], registry) -> None:
+    unknown = [m for m in (_csv(text) or []) if m not in registry.metrics]
+    if unknown:
+        raise UsageError(f"--metrics: unknown metric(s) {unknown}; installed: {sorted(registry.metrics)}")
+
+
+def _results_dir(path: str, create: bool) -> Path:
+    results = Path(path)
+    if results.exists() and not results.is_dir():
+        raise UsageError(f"--results {path!r} is a file, not a folder")
+    if create:
+        try:
+            results.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"--results {path!r}: cannot create the folder: {exc.strerror}") from None
+        if not os.access(results, os.W_OK):
+            raise UsageError(f"--results {path!r}: the folder is not writable")
+    return results
 
 
 def _registry(strict: bool = False):
@@ -168,10 +220,13 @@ def _cmd_kind(kind: str):
 
 def cmd_show(args) -> int:
     family, sep, scm_id = args.scm.partition("/")
-    if not sep:
-        raise UsageError(f"arena show {args.scm!r}: expected FAMILY/SCM_ID (e.g. synthetic/er-d10-000)")
     registry = _registry()
     fam = _family_object(registry, family, parse_family_options(args.family_option).get(family, {}))
+    if not sep or not scm_id:  # `arena show synthetic`: list the instance ids
+        for inst in fam.instances():
+            d = inst.true_adjacency().shape[0]
+            print(f"{family}/{inst.scm_id}\td={d}\tsplits={','.join(inst.splits)}\treplicates={inst.n_replicates}")
+        return 0
     try:
         inst = fam.instance(scm_id)
     except (KeyError, ValueError) as exc:
@@ -190,7 +245,10 @@ def _instances(registry, families: List[Any], options: Dict[str, Dict[str, Any]]
     out = []
     for info in families:
         fam = _family_object(registry, info.name, options.get(info.name, {}))
-        insts = fam.instances()
+        try:
+            insts = fam.instances()
+        except (ValueError, OSError) as exc:  # a bad user table, a missing file ...
+            raise UsageError(f"family {info.name!r}: {exc}") from None
         if scm_ids:
             insts = [i for i in insts if i.scm_id in scm_ids]
         out.extend(insts)
@@ -199,12 +257,13 @@ def _instances(registry, families: List[Any], options: Dict[str, Dict[str, Any]]
 
 def cmd_run(args) -> int:
     from .report import print_report, write_report
-    from .runner import make_cells, run_grid
+    from .runner import grid_keys, make_cells, run_grid
     from .store import Store
 
     registry = _registry(args.strict)
     console = _console()
     _print_errors(registry, console)
+    _validate_run_args(args, registry)
     methods = _select(registry.methods, _csv(args.methods), "method(s)")
     families = _select(registry.families, _csv(args.families), "family(ies)")
     if not methods:
@@ -221,8 +280,7 @@ def cmd_run(args) -> int:
     cells = make_cells(instances, methods, splits=splits, replicates=replicates)
     if not cells:
         raise UsageError("the selection gives no cells (check --splits, --scm, --replicates)")
-    results = Path(args.results)
-    results.mkdir(parents=True, exist_ok=True)
+    results = _results_dir(args.results, create=True)
     console.print(f"[bold]CausalArena[/bold]: {len(methods)} methods × {len(instances)} instances "
                   f"→ {len(cells)} cells; results in {results}/ (rerun the same command to resume)")
     # one BLAS/OpenMP thread budget per worker, so N workers do not oversubscribe the cores
@@ -238,39 +296,51 @@ def cmd_run(args) -> int:
             retry_statuses=tuple(_csv(args.retry) or ()),
         )
         runs = store.runs_frame()
+        keys = {cell_key for cell_key in grid_keys(cells, standardise=not args.raw, protocol=args.protocol,
+                                                   n=args.n)}
     done = ", ".join(f"{v} {k}" for k, v in sorted(summary.counts.items())) or "nothing new"
     console.print(f"this invocation: {done}; skipped {summary.skipped} already stored; "
                   f"{summary.elapsed_seconds:.1f} s")
-    runs = _filter_runs(runs, methods, families)
+    runs = _only_keys(runs, keys)
     print_report(runs, console=console, metrics=tuple(_csv(args.metrics) or ("f1", "shd")))
     paths = write_report(runs, results, metrics=tuple(_csv(args.metrics) or ("f1", "shd")))
     console.print("wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
 
 
-def _filter_runs(runs, methods, families):
+def _only_keys(runs, keys):
+    """The rows of this grid (other grids in the same store are left to `arena report`)."""
     if runs is None or len(runs) == 0:
         return runs
-    names = {m.name for m in methods}
-    fams = {f.name for f in families}
-    return runs[runs["method"].isin(names) & runs["family"].isin(fams)].reset_index(drop=True)
+    from .store import KEY_COLUMNS
+
+    mask = [tuple(row) in keys for row in runs[list(KEY_COLUMNS)].itertuples(index=False, name=None)]
+    return runs[mask].reset_index(drop=True)
 
 
 def cmd_report(args) -> int:
     from .report import print_report, write_report
     from .store import Store
 
-    path = Path(args.results) / STORE_NAME
+    results = _results_dir(args.results, create=False)
+    path = results / STORE_NAME
     if not path.exists():
         raise UsageError(f"no result store at {path}; run `arena run --results {args.results}` first")
-    with Store(str(path)) as store:
+    _validate_metrics(args.metrics, _registry())
+    with Store(str(path), readonly=True) as store:
         runs = store.runs_frame()
     if len(runs) == 0:
         raise UsageError(f"{path} holds no runs yet")
     metrics = tuple(_csv(args.metrics) or ("f1", "shd"))
-    print_report(runs, console=_console(), metrics=metrics)
-    paths = write_report(runs, Path(args.results), metrics=metrics)
-    _console().print("wrote " + ", ".join(str(p) for p in paths.values()))
+    console = _console()
+    print_report(runs, console=console, metrics=metrics)
+    try:
+        paths = write_report(runs, results, metrics=metrics)
+    except OSError as exc:
+        console.print(f"[yellow]report files not written[/yellow] ({exc.strerror}: {exc.filename}); "
+                      "the leaderboard above is complete")
+        return 0
+    console.print("wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
 
 
@@ -278,15 +348,26 @@ def cmd_export(args) -> int:
     from .export import export_instance
 
     registry = _registry()
+    _positive("--replicates", args.replicates, integer=True)
+    from .family import SPLITS
+
+    unknown = [sp for sp in (_csv(args.splits) or []) if sp not in SPLITS]
+    if unknown:
+        raise UsageError(f"--splits: unknown split(s) {unknown}; expected {list(SPLITS)}")
     families = _select(registry.families, _csv(args.family), "family(ies)")
     options = parse_family_options(args.family_option)
     instances = _instances(registry, families, options, _csv(args.scm))
     if not instances:
         raise UsageError("nothing to export (check --family and --scm)")
+    if args.splits:
+        missing = [f"{i.family}/{i.scm_id}" for i in instances if not set(_csv(args.splits)) & set(i.splits)]
+        if missing:
+            raise UsageError(f"--splits {args.splits}: not provided by {missing} (e.g. real tables are obs only)")
     written = 0
     for inst in instances:
         written += len(export_instance(inst, args.out, splits=_csv(args.splits),
-                                       replicates=list(range(args.replicates)) if args.replicates else None,
+                                       replicates=(list(range(args.replicates))
+                                                   if args.replicates is not None else None),
                                        standardise=not args.raw))
     _console().print(f"exported {len(instances)} instances ({written} files) to {args.out}/")
     return 0
@@ -311,8 +392,8 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--json", action="store_true")
         sp.set_defaults(func=_cmd_kind(kind))
 
-    sp = sub.add_parser("show", help="print an SCM spec as JSON")
-    sp.add_argument("scm", help="FAMILY/SCM_ID, e.g. synthetic/er-d10-000")
+    sp = sub.add_parser("show", help="print an SCM spec as JSON, or list a family's instances")
+    sp.add_argument("scm", help="FAMILY/SCM_ID (e.g. synthetic/er-d10-000), or FAMILY to list its instance ids")
     sp.add_argument("--family-option", action="append", default=[], metavar="FAMILY.KEY=VALUE")
     sp.set_defaults(func=cmd_show)
 
@@ -323,7 +404,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--splits", help="comma list of obs, obs_int (default: both)")
     sp.add_argument("--replicates", type=int, help="replicates per split (default: the family's, 5 for SCMs)")
     sp.add_argument("--family-option", action="append", default=[], metavar="FAMILY.KEY=VALUE",
-                    help="family option, e.g. synthetic.per_cell=3 or real.tables=data.csv:edges.csv")
+                    help="family option, e.g. synthetic.per_cell=3 or real.tables=data.csv=edges.csv")
     sp.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 1)), help="parallel workers")
     sp.add_argument("--budget", type=float, default=600.0, help="wall-clock seconds per run (default 600)")
     sp.add_argument("--memory-mb", type=float, default=6144.0, help="memory cap per worker (default 6144)")
@@ -366,16 +447,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyError as exc:
         print(f"arena {args.command}: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
-    except Exception as exc:  # a plugin error is reported with its name, not a traceback
-        from .plugins import PluginError
-
-        if isinstance(exc, PluginError):
-            print(f"arena {args.command}: plugin error: {exc}", file=sys.stderr)
-            return 1
-        raise
     except KeyboardInterrupt:
         print("interrupted; rerun the same command to resume", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `arena plugins --json | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except Exception as exc:  # noqa: BLE001 - one line naming the error; the traceback on request
+        from .plugins import PluginError
+
+        if os.environ.get("CAUSALARENA_DEBUG"):
+            raise
+        kind = "plugin error" if isinstance(exc, PluginError) else f"error ({type(exc).__name__})"
+        print(f"arena {args.command}: {kind}: {exc}\n(set CAUSALARENA_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -103,7 +103,7 @@ def _config_labels(runs: pd.DataFrame) -> pd.Series:
         return labels
     fmts = {"standardise": lambda v: "std" if v else "raw", "protocol": lambda v: f"protocol={v}",
             "params": lambda v: f"params={v}"}
-    for method, group in runs.groupby("method", sort=False):
+    for _, group in runs.groupby("method", sort=False):
         varying = [c for c in cols if group[c].astype(str).nunique() > 1]
         for c in varying:
             text = group[c].map(lambda v, c=c: fmts[c](v) if v is not None and v == v else f"{c}=?")

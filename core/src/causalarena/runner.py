@@ -96,6 +96,36 @@ def make_cells(instances: Iterable[Any], methods: Iterable[Any],
     return cells
 
 
+def instance_fingerprint(instance: Any, cache: Optional[Dict[int, Optional[str]]] = None) -> Optional[str]:
+    """``instance.fingerprint()`` (None when it has none), memoised in ``cache`` by id."""
+    if cache is not None and id(instance) in cache:
+        return cache[id(instance)]
+    method = getattr(instance, "fingerprint", None)
+    fp = method() if callable(method) else None
+    if cache is not None:
+        cache[id(instance)] = fp
+    return fp
+
+
+def cell_key(cell: Cell, standardise: bool = True, protocol: str = "default", n: Optional[int] = None,
+             cache: Optional[Dict[int, Optional[str]]] = None) -> tuple:
+    """Store key ``(family, scm_id, split, replicate, method, config_hash)`` of a cell.
+
+    The config hash covers the method parameters, the dataset options and the
+    instance fingerprint (:func:`causalarena.store.config_hash`).
+    """
+    m = cell.method
+    return (cell.family, cell.instance.scm_id, cell.split, int(cell.replicate), m.name,
+            config_hash(dict(m.params), standardise, protocol, n, data=instance_fingerprint(cell.instance, cache)))
+
+
+def grid_keys(cells: Iterable[Cell], standardise: bool = True, protocol: str = "default",
+              n: Optional[int] = None) -> List[tuple]:
+    """Store keys of ``cells`` under these dataset options (see :func:`cell_key`)."""
+    cache: Dict[int, Optional[str]] = {}
+    return [cell_key(c, standardise, protocol, n, cache) for c in cells]
+
+
 # ---------------------------------------------------------------------------
 # Worker handle
 # ---------------------------------------------------------------------------
@@ -573,18 +603,7 @@ class Runner:
 
     def key(self, cell: Cell) -> tuple:
         """The store key of a cell; its config hash covers the instance fingerprint."""
-        m = cell.method
-        return (cell.family, cell.instance.scm_id, cell.split, int(cell.replicate), m.name,
-                config_hash(dict(m.params), self.standardise, self.protocol, self.n,
-                            data=self._fingerprint(cell.instance)))
-
-    def _fingerprint(self, instance: Any) -> Optional[str]:
-        fp = self._fingerprints.get(id(instance))
-        if fp is None:
-            method = getattr(instance, "fingerprint", None)
-            fp = method() if callable(method) else None
-            self._fingerprints[id(instance)] = fp
-        return fp
+        return cell_key(cell, self.standardise, self.protocol, self.n, self._fingerprints)
 
     # -- one cell --------------------------------------------------------------
     def run_cell(self, cell: Cell, slot: Dict[str, Any]) -> Dict[str, Any]:

@@ -11,6 +11,7 @@ rows, and rerunning the same grid skips the keys in :meth:`Store.done_keys`.
 from __future__ import annotations
 
 import hashlib
+import os
 import json
 import sqlite3
 import threading
@@ -72,13 +73,32 @@ class Store:
     """An SQLite result store; safe to share between the runner's threads.
 
     Args:
+        readonly: open an existing store for reading only (``arena report``).
         path: database file (created with its parent directory missing →
             ``sqlite3.OperationalError``); ``":memory:"`` for tests.
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, readonly: bool = False) -> None:
         self.path = str(path)
+        self.readonly = readonly
         self._lock = threading.Lock()
+        if readonly:
+            # a report needs read access only: open without creating, writing or a WAL
+            # index (``immutable`` also works in a read-only folder, where SQLite
+            # cannot create the -shm file of a WAL database)
+            from urllib.parse import quote
+
+            if not os.path.exists(self.path):
+                raise FileNotFoundError(f"no result store at {self.path}")
+            for mode in ("mode=ro", "immutable=1"):  # ro reads a pending WAL; immutable needs no -shm
+                try:
+                    self._conn = sqlite3.connect(f"file:{quote(self.path)}?{mode}", uri=True,
+                                                 check_same_thread=False, isolation_level=None)
+                    self._conn.execute("SELECT count(*) FROM runs").fetchone()
+                    return
+                except sqlite3.OperationalError:
+                    if mode == "immutable=1":
+                        raise
         self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None,
                                      timeout=60.0)
         self._conn.execute("PRAGMA journal_mode=WAL")

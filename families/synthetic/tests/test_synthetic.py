@@ -90,3 +90,14 @@ def test_unknown_component_is_named():
         generate_spec("er-d10-000", mechanisms=("rff",))
     with pytest.raises(ValueError, match="malformed synthetic config id"):
         generate_spec("er10")
+
+
+@pytest.mark.parametrize("options,message", [
+    ({"bogus": 3}, r"unknown option\(s\) \['bogus'\]"),
+    ({"per_cell": 0}, "per_cell must be a positive integer, got 0"),
+    ({"n_replicates": -1}, "n_replicates must be a positive integer"),
+    ({"graphs": "zz"}, r"unknown graph families \['zz'\]"),
+])
+def test_bad_options_are_named(options, message):
+    with pytest.raises(ValueError, match=message):
+        SyntheticFamily(**options)

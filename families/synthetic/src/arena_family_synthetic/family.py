@@ -163,7 +163,13 @@ class SyntheticFamily(Family):
 
     def __init__(self, dims: Sequence[int] = (10, 20), graphs: Sequence[str] = ("er", "sf"),
                  per_cell: int = 2, n_replicates: int = 5, **options: Any) -> None:
-        super().__init__(**options)
+        if options:
+            raise ValueError(f"synthetic: unknown option(s) {sorted(options)}; "
+                             "known: dims, graphs, per_cell, n_replicates")
+        super().__init__()
+        for name, value in (("per_cell", per_cell), ("n_replicates", n_replicates)):
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"synthetic: option {name} must be a positive integer, got {value!r}")
         # a single value from the command line (``synthetic.dims=10``) is a scalar
         self.dims = tuple(int(x) for x in ((dims,) if isinstance(dims, (int, str)) else dims))
         self.graphs = tuple((graphs,) if isinstance(graphs, str) else graphs)
