@@ -168,3 +168,17 @@ def test_report_reads_a_read_only_results_folder(arena_run, tmp_path):
     finally:
         for p in [ro, *ro.rglob("*")]:
             os.chmod(p, 0o755)
+
+
+def test_two_concurrent_runs_on_one_folder_do_not_both_compute(tmp_path):
+    import fcntl
+    import os
+
+    results = tmp_path / "r"
+    results.mkdir()
+    with open(results / ".arena.lock", "a+") as fh:  # hold the lock as a running arena would
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fh.write(str(os.getpid()))
+        fh.flush()
+        proc = run_arena("run", "--methods", "pc", "--families", "real", "--results", str(results), check=False)
+    assert proc.returncode == 2 and f"another `arena run` (pid {os.getpid()})" in proc.stderr

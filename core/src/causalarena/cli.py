@@ -132,6 +132,42 @@ def _results_dir(path: str, create: bool) -> Path:
     return results
 
 
+class _FolderLock:
+    """An exclusive lock on a results folder, so two `arena run`s never compute the same cells.
+
+    POSIX ``flock`` on ``<results>/.arena.lock``; released when the process
+    exits, even on SIGKILL. Without ``fcntl`` (Windows) it does nothing.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / ".arena.lock"
+        self.fh = None
+
+    def __enter__(self) -> "_FolderLock":
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - non-POSIX
+            return self
+        self.fh = open(self.path, "a+")
+        try:
+            fcntl.flock(self.fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self.fh.seek(0)
+            owner = self.fh.read().strip() or "?"
+            self.fh.close()
+            raise UsageError(f"another `arena run` (pid {owner}) is using {self.path.parent}; "
+                             "wait for it or use another --results folder") from None
+        self.fh.seek(0)
+        self.fh.truncate()
+        self.fh.write(str(os.getpid()))
+        self.fh.flush()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.fh is not None:
+            self.fh.close()
+
+
 def _registry(strict: bool = False):
     from .plugins import get_registry
 
@@ -287,7 +323,7 @@ def cmd_run(args) -> int:
     threads = str(max(1, (os.cpu_count() or 1) // max(1, args.jobs)))
     worker_env = {var: os.environ.get(var, threads)
                   for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
-    with Store(str(results / STORE_NAME)) as store:
+    with _FolderLock(results), Store(str(results / STORE_NAME)) as store:
         summary = run_grid(
             cells, registry, store, jobs=args.jobs, budget_s=args.budget, memory_mb=args.memory_mb,
             env=worker_env,
