@@ -198,6 +198,19 @@ class CopiesParam(Good):
 
 class Cpdag(Good):
     output_kind = "cpdag"
+
+
+class Stateful(Good):
+    def __init__(self, threshold=0.3):
+        self.threshold = threshold
+        self._seen = 0
+
+    def fit(self, dataset):
+        self._seen += 1                                         # remembers earlier fits
+        super().fit(dataset)
+        if self._seen > 1:
+            self.adjacency_ = np.zeros_like(self.adjacency_)
+        return self
 '''
 
 
@@ -235,6 +248,20 @@ def test_kit_rejects_nondeterminism(broken):
     np.random.seed(0)
     with pytest.raises(ConformanceError, match="same metadata\\['seed'\\]"):
         check_deterministic(broken("Random"), {})
+
+
+def test_kit_rejects_state_kept_between_fits(broken):
+    from causalarena.testing import check_refit_independent
+
+    with pytest.raises(ConformanceError, match="depends on an earlier fit"):
+        check_refit_independent(broken("Stateful"), {})
+    check_refit_independent(broken("Good"), {})
+
+
+def test_kit_does_not_accuse_a_random_method_of_reading_the_truth(broken):
+    # under pytest the check is skipped with a reason; it must not raise ConformanceError
+    with pytest.raises(pytest.skip.Exception, match="not deterministic"):
+        check_ignores_true_adjacency(broken("Random"), {})
 
 
 def test_kit_rejects_reading_the_truth(broken):

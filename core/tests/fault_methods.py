@@ -261,3 +261,17 @@ class TorchInFit(Method):
         self.native_ = float((x @ x).sum())
         self.adjacency_ = CHAIN.copy()
         return self
+
+
+class Stateful(Method):
+    """Keeps a counter between fits: returns edge 0→1 on its first fit, 1→2 afterwards."""
+
+    def __init__(self):
+        self._calls = 0
+
+    def fit(self, dataset):
+        self._calls += 1
+        a = np.zeros((dataset.d, dataset.d))
+        a[(0, 1) if self._calls == 1 else (1, 2)] = 1
+        self.adjacency_ = a
+        return self

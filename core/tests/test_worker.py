@@ -186,3 +186,13 @@ def test_rlimit_backstop_leaves_room_for_heavy_imports_in_fit(npz):
         assert 100 < r["peak_rss_mb"] < 800
     finally:
         w.close()
+
+
+def test_every_fit_gets_a_fresh_estimator_so_state_never_leaks(npz):
+    resp, _, _ = raw_session([
+        {"op": "load", "factory": "fault_methods:Stateful", "params": {}},
+        {"op": "fit", "id": "1", "dataset_path": npz, "seed": 1},
+        {"op": "fit", "id": "2", "dataset_path": npz, "seed": 1},
+    ])
+    first, second = (np.asarray(r["prediction"]["adjacency"]) for r in resp[1:])
+    assert first[0, 1] == 1 and np.array_equal(first, second)

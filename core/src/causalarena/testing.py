@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -451,6 +452,14 @@ def check_fit_output(info: MethodInfo, params: Dict[str, Any]) -> None:
         _fail(info, f"fit() changed constructor parameters {changed}; store learned state in *_ attributes")
 
 
+def _skip(message: str) -> None:
+    """Skip the current check: ``pytest.skip`` inside a pytest test, else return (check passes)."""
+    if os.environ.get("PYTEST_CURRENT_TEST"):
+        import pytest
+
+        pytest.skip(message)
+
+
 def check_deterministic(info: MethodInfo, params: Dict[str, Any]) -> None:
     """Two fresh fits on identical data (same metadata seed) give identical output."""
     a = _fit(info, params, _reference_dataset())
@@ -474,9 +483,35 @@ def check_ignores_true_adjacency(info: MethodInfo, params: Dict[str, Any]) -> No
     base = _reference_dataset()
     decoy = attrs.evolve(base, true_adjacency=np.eye(base.d, k=-1, dtype=np.int8))
     a = _fit(info, params, base)
+    again = _fit(info, params, base)
+    if not np.array_equal(np.asarray(a.adjacency_), np.asarray(again.adjacency_)):
+        # a non-deterministic method differs anyway: the check cannot tell (the
+        # `deterministic` check reports the real fault)
+        _skip(f"{info.name}: cannot tell whether the output depends on the truth: "
+              "the method is not deterministic (see the `deterministic` check)")
+        return
     b = _fit(info, params, decoy)
     if not np.array_equal(np.asarray(a.adjacency_), np.asarray(b.adjacency_)):
         _fail(info, "output depends on dataset.true_adjacency; a method must never read the truth")
+
+
+def check_refit_independent(info: MethodInfo, params: Dict[str, Any]) -> None:
+    """One estimator fitted on dataset A and then B gives what a fresh one gives on B.
+
+    scikit-learn's convention: ``fit`` starts from the constructor parameters
+    and forgets earlier fits. (The arena's worker builds a fresh estimator per
+    dataset, so a stateful method cannot skew a leaderboard; this check tells
+    its author, because the method would behave differently elsewhere.)
+    """
+    first = make_chain_dataset(d=4, n=500, seed=7, noise="laplace").without_truth()
+    second = _reference_dataset()
+    reused = _build(info, params)
+    reused.fit(first)
+    reused.fit(second)
+    fresh = _fit(info, params, second)
+    if not np.array_equal(np.asarray(reused.adjacency_), np.asarray(fresh.adjacency_)):
+        _fail(info, "fit() on a second dataset depends on an earlier fit (state kept between fits); "
+                    "reset learned state at the start of fit()")
 
 
 def check_obs_table(info: MethodInfo, params: Dict[str, Any]) -> None:
@@ -500,6 +535,7 @@ CHECKS: Tuple[Tuple[str, Callable[[MethodInfo, Dict[str, Any]], None]], ...] = (
     ("fit_output", check_fit_output),
     ("deterministic", check_deterministic),
     ("ignores_true_adjacency", check_ignores_true_adjacency),
+    ("refit_independent", check_refit_independent),
     ("obs_table", check_obs_table),
 )
 

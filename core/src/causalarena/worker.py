@@ -78,7 +78,6 @@ from typing import Any, Dict, Optional
 
 PROTOCOL_VERSION = 1
 MEMORY_ENV = "CAUSALARENA_WORKER_MEMORY_MB"
-_OUTPUT_ATTRS = ("adjacency_", "edge_scores_", "native_")
 
 
 def _read_status_kb(field: str) -> Optional[float]:
@@ -131,7 +130,8 @@ class Worker:
         self.memory_mb = memory_mb
         self.rlimit = rlimit
         self.rlimit_as_mb: Optional[int] = None
-        self.method: Any = None
+        self.method_class: Any = None
+        self.params: Dict[str, Any] = {}
         self.factory: Optional[str] = None
 
     # -- ops ---------------------------------------------------------------
@@ -153,8 +153,9 @@ class Worker:
         t0 = time.perf_counter()
         try:
             cls = resolve(req["factory"])
-            self.method = cls(**(req.get("params") or {}))
-            self.factory = req["factory"]
+            params = dict(req.get("params") or {})
+            cls(**params)  # construct once here so bad parameters fail the load, not every fit
+            self.method_class, self.params, self.factory = cls, params, req["factory"]
         except BaseException as exc:  # noqa: BLE001 - reported to the runner
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
@@ -185,7 +186,7 @@ class Worker:
     def fit(self, req: Dict[str, Any]) -> Dict[str, Any]:
         out: Dict[str, Any] = {"id": req.get("id"), "prediction": None, "error": None,
                                "traceback": None, "fit_seconds": 0.0}
-        if self.method is None:
+        if self.method_class is None:
             out.update(status="failed", error="fit before a successful load", peak_rss_mb=_peak_rss_mb())
             return out
         import random
@@ -203,12 +204,13 @@ class Worker:
             if seed is not None:
                 random.seed(seed)
                 np.random.seed(int(seed) % (2 ** 32))
-            for attr in _OUTPUT_ATTRS:
-                if attr in vars(self.method):
-                    delattr(self.method, attr)
+            # a fresh estimator per dataset (scikit-learn's clone): nothing a method keeps
+            # between fits can leak into the next dataset, so results never depend on which
+            # datasets a worker served before (or on --jobs). Imports stay warm.
+            method = self.method_class(**self.params)
             t0 = time.perf_counter()
-            self.method.fit(dataset)
-            prediction = self.method.prediction().to_json()
+            method.fit(dataset)
+            prediction = method.prediction().to_json()
             out.update(status="ok", prediction=prediction)
         except MemoryError as exc:
             out.update(status="oom", error=f"MemoryError: {exc}" if str(exc) else "MemoryError",
