@@ -267,3 +267,17 @@ def test_changed_graph_or_data_is_a_new_cell_not_a_stale_skip(tmp_path, registry
     rows = store.rows()
     assert len(rows) == 2 and len({r["config_hash"] for r in rows}) == 2
     assert sorted(r["metrics"]["shd"] for r in rows) == [0.0, 3.0]
+
+
+def test_an_upgraded_method_is_rerun_not_skipped(tmp_path, registry):
+    import attrs
+
+    inst = ChainInstance("c", splits=("obs",), n_replicates=1)
+    old = attrs.evolve(info("chain", "Chain"), distribution="arena-method-chain", version="0.1.0")
+    store = Store(str(tmp_path / "r.sqlite"))
+    assert run_grid(make_cells([inst], [old]), registry, store, env=ENV, progress=False).counts == {"ok": 1}
+    same = run_grid(make_cells([inst], [old]), registry, store, env=ENV, progress=False)
+    assert same.skipped == 1
+    new = attrs.evolve(old, version="0.2.0")
+    again = run_grid(make_cells([inst], [new]), registry, store, env=ENV, progress=False)
+    assert again.skipped == 0 and again.counts == {"ok": 1}

@@ -111,12 +111,14 @@ def cell_key(cell: Cell, standardise: bool = True, protocol: str = "default", n:
              cache: Optional[Dict[int, Optional[str]]] = None) -> tuple:
     """Store key ``(family, scm_id, split, replicate, method, config_hash)`` of a cell.
 
-    The config hash covers the method parameters, the dataset options and the
+    The config hash covers the method parameters and its distribution version
+    (an upgraded plugin is rerun, not skipped), the dataset options and the
     instance fingerprint (:func:`causalarena.store.config_hash`).
     """
     m = cell.method
     return (cell.family, cell.instance.scm_id, cell.split, int(cell.replicate), m.name,
-            config_hash(dict(m.params), standardise, protocol, n, data=instance_fingerprint(cell.instance, cache)))
+            config_hash(dict(m.params), standardise, protocol, n, data=instance_fingerprint(cell.instance, cache),
+                        method_version=f"{getattr(m, 'distribution', '')}=={getattr(m, 'version', '')}"))
 
 
 def grid_keys(cells: Iterable[Cell], standardise: bool = True, protocol: str = "default",

@@ -54,17 +54,22 @@ Key = Tuple[str, str, str, int, str, str]
 
 
 def config_hash(params: Dict[str, Any], standardise: bool, protocol: str = "default",
-                n: Optional[int] = None, data: Optional[str] = None) -> str:
+                n: Optional[int] = None, data: Optional[str] = None,
+                method_version: Optional[str] = None) -> str:
     """16-hex-digit SHA-256 of the run configuration that changes results.
 
     Covers the method ``params``, ``standardise``, the intervention
     ``protocol``, the row count override ``n`` and ``data``, the instance's
     fingerprint (:meth:`causalarena.family.Instance.fingerprint`), so a changed
-    table or graph is a new cell (canonical JSON, sorted keys).
+    table or graph is a new cell, and ``method_version``
+    (``"distribution==version"``), so an upgraded plugin is rerun (canonical
+    JSON, sorted keys).
     """
     body: Dict[str, Any] = {"params": params, "standardise": bool(standardise), "protocol": protocol, "n": n}
     if data is not None:
         body["data"] = data
+    if method_version is not None:
+        body["method_version"] = method_version
     payload = json.dumps(body, sort_keys=True, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
