@@ -19,7 +19,9 @@ separately over repeated runs, yielding one score per metric per unit"; Table
    invalid_output) is a failure: counted per cell and shown as ``⚠k``
    together with ``(ok/total ok)``, the means being over successes only
    (case I10);
-5. "Avg" is the unweighted mean of the method's available cell means, and
+5. "Avg" carries the method's total failure count (a cell where every run
+   failed drops out of the mean, so its failures must stay visible there);
+   its value is the unweighted mean of the method's available cell means, and
    its standard deviation is the mean of those cells' standard deviations —
    the convention that reproduces the paper's Table 2 (e.g. PC: F1 cells
    0.31, 0.33, 0.22 → 0.29; sds 0.12, 0.15, 0.16 → 0.14).
@@ -227,11 +229,9 @@ def _fmt(value: float, metric: str) -> str:
 def _cell_text(row: pd.Series, metrics: Sequence[str]) -> str:
     parts = [f"{_fmt(row[f'{m}_mean'], m)} ({_fmt(row[f'{m}_sd'], m)})" for m in metrics]
     has_score = any(not math.isnan(row[f"{m}_mean"]) for m in metrics)
-    if row["column"] == AVG:
-        return " / ".join(parts) if has_score else MISSING
     if row["n_failed"] == 0:
         if row["n_ok"] == 0 or not has_score:
-            return MISSING  # no runs, or every run unsupported
+            return MISSING  # no runs, or every run unsupported (Avg: no available cell)
         return " / ".join(parts)
     attempted = row["n_ok"] + row["n_failed"]
     counts = f"{WARN}{row['n_failed']} ({row['n_ok']}/{attempted} ok)"
@@ -336,7 +336,8 @@ def write_report(runs: pd.DataFrame, outdir: Any,
           "Cells: mean (sd) over SCM-level means of replicates; – = unsupported (the method does not "
           "consume interventions), no runs, or the metric is undefined (an sd over one SCM; SID "
           "against a cyclic published graph); "
-          f"{WARN}k = k failed runs (means over successes). Avg = unweighted mean of available "
+          f"{WARN}k = k failed runs (means over successes; on Avg, all the method's failures, including "
+          "cells left out because every run failed). Avg = unweighted mean of available "
           "cell means (sd: mean of cell sds).", "",
           to_markdown(table), "## Run status counts", "",
           to_markdown(failures, index=False)]
