@@ -53,15 +53,29 @@ class Component:
     """
 
     kind: ClassVar[str] = ""
+    #: the parameter names this component accepts (anything else is an error)
+    parameters: ClassVar[tuple] = ()
 
     def __init__(self, **params: Any) -> None:
+        allowed = self.accepted_parameters()
+        unknown = sorted(set(params) - set(allowed))
+        if unknown:
+            import difflib
+
+            hints = [f"{u!r} (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(u, allowed, 1)) else repr(u)
+                     for u in unknown]
+            raise ValueError(f"{self.kind}: unknown parameter(s) {', '.join(hints)}; accepted: {list(allowed)}")
         self._params = dict(params)
         for key, value in params.items():
             setattr(self, key, np.asarray(value, dtype=float) if isinstance(value, list) else value)
         self.validate()
 
+    @classmethod
+    def accepted_parameters(cls) -> tuple:
+        return tuple(cls.parameters)
+
     def validate(self) -> None:
-        """Raise ValueError naming the bad parameter; default accepts anything."""
+        """Raise ValueError naming the bad parameter; default accepts the declared ones."""
 
     def params(self) -> Dict[str, Any]:
         return dict(self._params)
@@ -109,6 +123,10 @@ class Mechanism(Component):
     before adding noise. Generators use them to keep deep nonlinear chains on
     a unit scale (stored in the spec, so the SCM stays explicit data).
     """
+
+    @classmethod
+    def accepted_parameters(cls) -> tuple:
+        return tuple(cls.parameters) + ("out_loc", "out_scale")
 
     #: number of parents the parameters were drawn for (checked at compile)
     def n_inputs(self) -> Optional[int]:
@@ -163,6 +181,7 @@ class GaussianRoot(RootDistribution):
     """N(loc, scale²)."""
 
     kind = "gaussian"
+    parameters = ("loc", "scale")
 
     def validate(self) -> None:
         self._require("loc", "scale")
@@ -181,6 +200,7 @@ class UniformRoot(RootDistribution):
     """U(low, high)."""
 
     kind = "uniform"
+    parameters = ("low", "high")
 
     def validate(self) -> None:
         self._require("low", "high")
@@ -201,6 +221,7 @@ class LaplaceRoot(RootDistribution):
     """Laplace(loc, scale); variance 2·scale²."""
 
     kind = "laplace"
+    parameters = ("loc", "scale")
 
     def validate(self) -> None:
         self._require("loc", "scale")
@@ -219,6 +240,7 @@ class LognormalRoot(RootDistribution):
     """exp(N(mean, sigma²)); mean of the result exp(mean + sigma²/2)."""
 
     kind = "lognormal"
+    parameters = ("mean", "sigma")
 
     def validate(self) -> None:
         self._require("mean", "sigma")
@@ -240,6 +262,7 @@ class GaussianNoise(Noise):
     """N(0, scale²); App. A.1 scale ∈ [0.05, 0.45]."""
 
     kind = "gaussian"
+    parameters = ("scale",)
 
     def validate(self) -> None:
         self._require("scale")
@@ -258,6 +281,7 @@ class UniformNoise(Noise):
     """U(−scale, scale) (variance scale²/3); App. A.1 scale ∈ [0.05, 0.45]."""
 
     kind = "uniform"
+    parameters = ("scale",)
 
     def validate(self) -> None:
         self._require("scale")
@@ -276,6 +300,7 @@ class LaplaceNoise(Noise):
     """Laplace(0, scale) (variance 2·scale²); App. A.1 scale ∈ [0.03, 0.35]."""
 
     kind = "laplace"
+    parameters = ("scale",)
 
     def validate(self) -> None:
         self._require("scale")
@@ -294,6 +319,7 @@ class StudentTNoise(Noise):
     """scale · t(df); App. A.1 df ∈ [2.5, 8], scale ∈ [0.03, 0.30]."""
 
     kind = "student_t"
+    parameters = ("df", "scale")
 
     def validate(self) -> None:
         self._require("df", "scale")
@@ -329,6 +355,7 @@ class LinearAdditive(_WeightedMechanism):
     """
 
     kind = "linear"
+    parameters = ("weights", "bias")
 
     def __call__(self, parents):
         return parents @ self.weights + self.bias
@@ -347,6 +374,7 @@ class PolynomialAdditive(_WeightedMechanism):
     """
 
     kind = "polynomial"
+    parameters = ("weights", "quadratic", "cubic", "bias")
 
     def validate(self) -> None:
         super().validate()
@@ -377,6 +405,7 @@ class RandomNeural(Mechanism):
     """
 
     kind = "neural"
+    parameters = ("hidden_weights", "hidden_bias", "output_weights", "bias")
 
     def validate(self) -> None:
         self._require("hidden_weights", "hidden_bias", "output_weights", "bias")
@@ -413,6 +442,7 @@ class Saturation(_WeightedMechanism):
     """
 
     kind = "saturation"
+    parameters = ("weights", "bias", "scale")
 
     def validate(self) -> None:
         super().validate()
@@ -450,7 +480,11 @@ class ComponentSpec:
     def from_dict(cls, obj: Mapping[str, Any], where: str) -> "ComponentSpec":
         if not isinstance(obj, Mapping) or "kind" not in obj:
             raise SpecError(f"{where}: expected an object with 'kind', got {obj!r}")
-        return cls(kind=str(obj["kind"]), params=dict(obj.get("params", {})))
+        _no_unknown_keys(obj, ("kind", "params"), where)
+        params = obj.get("params", {})
+        if not isinstance(params, Mapping):
+            raise SpecError(f"{where}.params: expected an object, got {type(params).__name__}")
+        return cls(kind=str(obj["kind"]), params=dict(params))
 
 
 @attrs.frozen(kw_only=True)
@@ -482,6 +516,8 @@ class NodeSpec:
             comp = getattr(self, key)
             if comp is not None:
                 out[key] = comp.to_dict()
+        if self.role == "mechanism" and self.noise is None:
+            out["noise"] = None  # explicit: a noiseless equation is a choice, not a forgotten key
         out["intervenable"] = self.intervenable
         if self.tags:
             out["tags"] = _jsonable(self.tags)
@@ -489,25 +525,63 @@ class NodeSpec:
 
     @classmethod
     def from_dict(cls, obj: Mapping[str, Any], index: int) -> "NodeSpec":
+        """Parse one node; strict: unknown keys, wrong types and a forgotten noise are errors.
+
+        Raises:
+            SpecError: naming the node (index and name) and the field.
+        """
         where = f"nodes[{index}]"
-        if not isinstance(obj, Mapping) or "name" not in obj:
-            raise SpecError(f"{where}: expected an object with 'name'")
+        if not isinstance(obj, Mapping) or not isinstance(obj.get("name"), str) or not obj["name"]:
+            raise SpecError(f"{where}: expected an object with a non-empty string 'name'")
         where = f"nodes[{index}] ({obj['name']!r})"
+        _no_unknown_keys(obj, NODE_KEYS, where)
+        parents = obj.get("parents", [])
+        if not isinstance(parents, (list, tuple)) or not all(isinstance(p, str) for p in parents):
+            raise SpecError(f"{where}.parents: expected a list of variable names, got {parents!r}")
+        role = obj.get("role", "mechanism" if parents else "root")
+        if role not in ROLES:
+            raise SpecError(f"{where}.role: must be one of {list(ROLES)}, got {role!r}")
+        intervenable = obj.get("intervenable", True)
+        if not isinstance(intervenable, bool):
+            raise SpecError(f"{where}.intervenable: expected true or false, got {intervenable!r}")
+        tags = obj.get("tags", {})
+        if not isinstance(tags, Mapping):
+            raise SpecError(f"{where}.tags: expected an object, got {type(tags).__name__}")
+        if role == "mechanism" and "noise" not in obj:
+            raise SpecError(f"{where}.noise: required for a mechanism node; write \"noise\": null "
+                            "for an equation without noise")
+        if role == "root":
+            extra = [k for k in ("mechanism", "noise") if obj.get(k) is not None]
+            if extra:
+                raise SpecError(f"{where}: a root node takes 'root_distribution' only, not {extra}")
         comps = {
             key: ComponentSpec.from_dict(obj[key], f"{where}.{key}")
             for key in ("root_distribution", "mechanism", "noise")
             if obj.get(key) is not None
         }
-        try:
-            return cls(name=str(obj["name"]), role=obj.get("role", "mechanism" if obj.get("parents") else "root"),
-                       parents=obj.get("parents", ()), intervenable=bool(obj.get("intervenable", True)),
-                       tags=dict(obj.get("tags", {})), **comps)
-        except ValueError as exc:
-            raise SpecError(f"{where}: {exc}") from None
+        return cls(name=obj["name"], role=role, parents=parents, intervenable=intervenable,
+                   tags=dict(tags), **comps)
 
 
 class SpecError(ValueError):
     """An invalid SCM spec; the message names the node and field."""
+
+
+SPEC_FORMAT = "causalarena.scm/1"
+SPEC_KEYS = ("format", "id", "nodes", "intervention_targets", "metadata")
+NODE_KEYS = ("name", "role", "parents", "root_distribution", "mechanism", "noise", "intervenable", "tags")
+
+
+def _no_unknown_keys(obj: Mapping[str, Any], allowed: Sequence[str], where: str) -> None:
+    import difflib
+
+    unknown = [k for k in obj if k not in allowed]
+    if unknown:
+        hints = []
+        for k in unknown:
+            close = difflib.get_close_matches(str(k), allowed, 1)
+            hints.append(f"{k!r} (did you mean {close[0]!r}?)" if close else repr(k))
+        raise SpecError(f"{where}: unknown field(s) {', '.join(hints)}; allowed: {list(allowed)}")
 
 
 @attrs.frozen(kw_only=True)
@@ -546,7 +620,7 @@ class SCMSpec:
 
     def to_dict(self) -> dict:
         return {
-            "format": "causalarena.scm/1",
+            "format": SPEC_FORMAT,
             "id": self.id,
             "nodes": [n.to_dict() for n in self.nodes],
             "intervention_targets": list(self.intervention_targets),
@@ -565,8 +639,15 @@ class SCMSpec:
         """
         if not isinstance(obj, Mapping) or "nodes" not in obj:
             raise SpecError("SCM spec: expected an object with 'nodes'")
+        _no_unknown_keys(obj, SPEC_KEYS, "SCM spec")
+        if obj.get("format", SPEC_FORMAT) != SPEC_FORMAT:
+            raise SpecError(f"SCM spec: format {obj['format']!r} is not supported; this version reads {SPEC_FORMAT!r}")
+        if not isinstance(obj.get("id"), str) or not obj["id"]:
+            raise SpecError("SCM spec: 'id' must be a non-empty string (seeds are derived from it)")
+        if not isinstance(obj["nodes"], (list, tuple)) or not obj["nodes"]:
+            raise SpecError("SCM spec: 'nodes' must be a non-empty list")
         nodes = [NodeSpec.from_dict(n, i) for i, n in enumerate(obj["nodes"])]
-        spec = cls(id=str(obj.get("id", "")), nodes=nodes,
+        spec = cls(id=obj["id"], nodes=nodes,
                    intervention_targets=obj.get("intervention_targets", ()),
                    metadata=dict(obj.get("metadata", {})))
         spec.validate()
@@ -618,6 +699,8 @@ class SCMSpec:
                     raise SpecError(f"{where}: a root has no parents, got {list(node.parents)}")
                 if node.root_distribution is None:
                     raise SpecError(f"{where}: field 'root_distribution' is required for a root")
+                if node.mechanism is not None or node.noise is not None:
+                    raise SpecError(f"{where}: a root node takes 'root_distribution' only, not a mechanism or noise")
                 _build(ROOT_DISTRIBUTIONS, node.root_distribution, f"{where}.root_distribution")
             else:
                 if not node.parents:
