@@ -13,8 +13,11 @@ work and leaves learned state in attributes ending in ``_``::
             self.adjacency_ = cpdag       # (d × d), row = parent
             return self
 
-The worker constructs the class once per (method, params) and calls ``fit``
-on many datasets; :meth:`prediction` packages the learned state.
+The worker imports the class once and builds a fresh estimator for every
+dataset (scikit-learn's ``clone``), so nothing a method keeps between fits
+can leak into the next dataset; expensive read-only resources (a pretrained
+checkpoint) belong in a module-level cache so they load once per worker.
+:meth:`prediction` packages the learned state.
 """
 
 from __future__ import annotations
