@@ -122,3 +122,28 @@ def test_bad_split_and_replicate():
         make_dataset(random_spec(), "fam", "int", 0)
     with pytest.raises(ValueError, match="replicate 5 out of range"):
         make_dataset(random_spec(), "fam", "obs", 5)
+
+
+def test_r2_sortability_known_answers_and_scale_invariance():
+    from causalarena.protocol import r2_scores, r2_sortability
+
+    rng = np.random.default_rng(0)
+    n = 20_000
+    x0 = rng.normal(size=n)
+    x1 = x0 + 0.5 * rng.normal(size=n)       # R^2 on the others grows along the chain's middle
+    x2 = x1 + 0.1 * rng.normal(size=n)
+    x = np.column_stack([x0, x1, x2])
+    # the last two are near-copies: each explains the other almost fully
+    r2 = r2_scores(x)
+    assert r2[1] > 0.95 and r2[2] > 0.95 and r2[0] < r2[1]
+    chain = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]])
+    scaled = x * np.array([100.0, 0.01, 7.0])   # R^2 is scale-invariant, variance is not
+    assert r2_sortability(x, chain) == r2_sortability(scaled, chain)
+    assert varsortability(x, chain) != varsortability(scaled, chain)
+    # exactly collinear columns do not crash: R^2 = 1 there
+    assert r2_scores(np.column_stack([x0, 2 * x0, rng.normal(size=n)]))[:2].tolist() == [1.0, 1.0]
+
+
+def test_metadata_carries_both_sortabilities():
+    ds = make_dataset(random_spec(), "fam", "obs", 0)
+    assert 0.0 <= ds.metadata["varsortability"] <= 1.0 and 0.0 <= ds.metadata["r2_sortability"] <= 1.0

@@ -44,23 +44,24 @@ def standardise(x: np.ndarray) -> np.ndarray:
     return (x - mean) / sd
 
 
-def varsortability(x: np.ndarray, adjacency: np.ndarray, tol: float = 1e-9) -> Optional[float]:
-    """Fraction of directed paths along which marginal variance increases.
+def sortability(scores: np.ndarray, adjacency: np.ndarray, tol: float = 1e-9) -> Optional[float]:
+    """Fraction of directed paths along which ``scores`` increase.
 
-    Reisach, Seiler & Weichwald (2021), "Beware of the Simulated DAG", Def. 1:
-    sum over path lengths k = 1 … d−1 of the ordered pairs (i, j) joined by a
-    directed path of length k with Var(X_i) < Var(X_j) (ties count ½), divided
-    by the number of such (pair, k). 1 means sorting by variance recovers the
-    causal order; 0.5 is chance. ``None`` for a graph without edges.
+    Reisach, Seiler & Weichwald (2021), "Beware of the Simulated DAG", Def. 1,
+    with the variance replaced by any per-variable score: sum over path lengths
+    k = 1 … d−1 of the ordered pairs (i, j) joined by a directed path of length
+    k with score_i < score_j (ties, within relative ``tol``, count ½), divided by
+    the number of such (pair, k). 1: sorting by the score recovers the causal
+    order; 0.5: chance. ``None`` for a graph without edges.
 
     Args:
-        x: (n × d) raw (not standardised) samples.
+        scores: (d,) per-variable score (marginal variance, R², …).
         adjacency: (d × d) 0/1, row = parent.
     """
     e = np.asarray(adjacency) != 0
-    var = np.nanvar(x, axis=0)
+    scores = np.asarray(scores, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = var[None, :] / var[:, None]  # [i, j] = Var(X_j) / Var(X_i)
+        ratio = scores[None, :] / scores[:, None]  # [i, j] = score_j / score_i
     ek = e.copy()
     n_paths = 0.0
     n_sorted = 0.0
@@ -72,6 +73,42 @@ def varsortability(x: np.ndarray, adjacency: np.ndarray, tol: float = 1e-9) -> O
         n_sorted += 0.5 * (ek & (ratio <= 1 + tol) & (ratio > 1 - tol)).sum()
         ek = (ek.astype(np.int64) @ e.astype(np.int64)) > 0
     return None if n_paths == 0 else float(n_sorted / n_paths)
+
+
+def varsortability(x: np.ndarray, adjacency: np.ndarray, tol: float = 1e-9) -> Optional[float]:
+    """Sortability by marginal variance (Reisach et al. 2021, Def. 1) of raw (n × d) data."""
+    return sortability(np.nanvar(x, axis=0), adjacency, tol)
+
+
+def r2_scores(x: np.ndarray) -> np.ndarray:
+    """(d,) coefficient of determination of each column regressed on all others.
+
+    R²_j = 1 − 1 / (C⁻¹)_jj with C the correlation matrix (Reisach et al.
+    2023, "A Scale-Invariant Sorting Criterion to Find a Causal Order in
+    Additive Noise Models"); scale-invariant, so standardising does not change
+    it. When C is (near-)singular (exact collinearity) each column is regressed
+    on the others by least squares instead, which gives R² = 1 for the
+    collinear columns.
+    """
+    x = np.asarray(x, dtype=float)
+    c = np.corrcoef(x, rowvar=False)
+    if np.all(np.isfinite(c)) and np.linalg.cond(c) < 1e10:
+        r2 = 1.0 - 1.0 / np.diag(np.linalg.inv(c))
+    else:
+        z = (x - x.mean(axis=0)) / np.where(x.std(axis=0) > 0, x.std(axis=0), 1.0)
+        r2 = np.empty(x.shape[1])
+        for j in range(x.shape[1]):
+            others = np.delete(z, j, axis=1)
+            coef, *_ = np.linalg.lstsq(others, z[:, j], rcond=None)
+            resid = z[:, j] - others @ coef
+            tss = float(z[:, j] @ z[:, j])
+            r2[j] = 1.0 - float(resid @ resid) / tss if tss > 0 else 0.0
+    return np.clip(np.round(r2, 12), 0.0, 1.0)
+
+
+def r2_sortability(x: np.ndarray, adjacency: np.ndarray, tol: float = 1e-9) -> Optional[float]:
+    """Sortability by R² (Reisach et al. 2023) of (n × d) data: order leaks that survive standardisation."""
+    return sortability(r2_scores(x), adjacency, tol)
 
 
 def split_sizes(split: str, n: Optional[int] = None, n_obs: int = 800, n_int: int = 200) -> Tuple[int, int]:
@@ -115,7 +152,8 @@ def make_dataset(spec, family: str, split: str, replicate: int, standardise: boo
 
     Returns:
         A :class:`Dataset` (n × d) with masks, regime, true adjacency and
-        metadata (seed, factors, varsortability of the raw data, target pool).
+        metadata (seed, factors, varsortability and R²-sortability of the raw
+        data, target pool).
 
     Raises:
         ValueError: unknown split, replicate out of range.
@@ -140,6 +178,7 @@ def make_dataset(spec, family: str, split: str, replicate: int, standardise: boo
         pool = [spec.names[i] for i in pool_idx]
         x, mask, regime = apply(scm, n_obs, n_int, rng, pool_idx)
     raw_vs = varsortability(x, spec.adjacency())
+    raw_r2s = r2_sortability(x, spec.adjacency())
     if not np.all(np.isfinite(x)):
         bad = [spec.names[j] for j in np.flatnonzero(~np.isfinite(x).all(axis=0))]
         raise FloatingPointError(f"SCM {spec.id!r} produced non-finite values in {bad}")
@@ -155,6 +194,7 @@ def make_dataset(spec, family: str, split: str, replicate: int, standardise: boo
         "target_pool": pool,
         "standardised": bool(standardise),
         "varsortability": raw_vs,
+        "r2_sortability": raw_r2s,
         "factors": dict(spec.metadata),
     }
     return Dataset(X=standardise_fn(x) if standardise else x, columns=spec.names, intervention_mask=mask,
