@@ -177,6 +177,9 @@ def make_dataset(spec, family: str, split: str, replicate: int, standardise: boo
         pool_idx = default_target_pool(scm, spec.id)
         pool = [spec.names[i] for i in pool_idx]
         x, mask, regime = apply(scm, n_obs, n_int, rng, pool_idx)
+    if scm.observation_stressors:
+        # own stream, so the structural values do not depend on the stressors
+        x = scm.observe(x, mask, np.random.default_rng([seed, 1]))
     raw_vs = varsortability(x, spec.adjacency())
     raw_r2s = r2_sortability(x, spec.adjacency())
     if not np.all(np.isfinite(x)):
