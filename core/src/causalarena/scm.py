@@ -1132,3 +1132,10 @@ def calibrate_outputs(spec: SCMSpec, n: int = 2000, seed: int = 0,
         x[:, j] = scm.apply_noise(j, signal, exo, pa)
         nodes[j] = node
     return attrs.evolve(spec, nodes=nodes)
+
+
+# The component catalogue of App. A.1 lives in its own modules; importing them
+# registers every kind (they import the base classes above, hence the end).
+from . import distributions as _distributions  # noqa: E402,F401
+from . import mechanisms as _mechanisms  # noqa: E402,F401
+from . import stressors as _stressors  # noqa: E402,F401
