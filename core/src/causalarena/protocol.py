@@ -13,6 +13,7 @@ import functools
 import hashlib
 from typing import Optional, Tuple
 
+import attrs
 import numpy as np
 
 from .data import Dataset
@@ -62,6 +63,7 @@ def sortability(scores: np.ndarray, adjacency: np.ndarray, tol: float = 1e-9) ->
     scores = np.asarray(scores, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = scores[None, :] / scores[:, None]  # [i, j] = score_j / score_i
+    ef = e.astype(np.float64)
     ek = e.copy()
     n_paths = 0.0
     n_sorted = 0.0
@@ -71,7 +73,7 @@ def sortability(scores: np.ndarray, adjacency: np.ndarray, tol: float = 1e-9) ->
         n_paths += ek.sum()
         n_sorted += (ek & (ratio > 1 + tol)).sum()
         n_sorted += 0.5 * (ek & (ratio <= 1 + tol) & (ratio > 1 - tol)).sum()
-        ek = (ek.astype(np.int64) @ e.astype(np.int64)) > 0
+        ek = (ek.astype(np.float64) @ ef) > 0  # float matmul uses BLAS; int64 does not
     return None if n_paths == 0 else float(n_sorted / n_paths)
 
 
@@ -137,6 +139,70 @@ def _protocol(name: str):
     return info, info.load()
 
 
+@attrs.define
+class CellSample:
+    """Everything one cell's sampling produced, before standardisation.
+
+    Attributes:
+        x: (n × d) raw table as shipped (after observation stressors).
+        x_structural: (n × d) structural values (before observation stressors).
+        intervention_mask: (n × d) bool; regime: (n,) int.
+        exogenous: (n × exo_width) exogenous draw (None when the protocol
+            does not return it).
+        target_pool: node indices of the pool ([] for obs).
+        seed, n_obs, n_int: the cell's seed and row counts.
+    """
+
+    x: np.ndarray
+    x_structural: np.ndarray
+    intervention_mask: np.ndarray
+    regime: np.ndarray
+    exogenous: Optional[np.ndarray]
+    target_pool: np.ndarray
+    seed: int
+    n_obs: int
+    n_int: int
+
+
+def sample_cell(spec, family: str, split: str, replicate: int, protocol: str = "default",
+                n: Optional[int] = None, scm=None) -> CellSample:
+    """Sample one cell of the shared protocol (raw; see :func:`make_dataset`).
+
+    Raises:
+        ValueError: unknown split or protocol.
+    """
+    seed = cell_seed(family, spec.id, split, replicate)
+    rng = np.random.default_rng(seed)
+    scm = scm if scm is not None else spec.compile()
+    pool = np.zeros(0, dtype=np.int64)
+    exo = None
+    if split == "obs":
+        n_obs, n_int = split_sizes(split, n)
+        exo = scm.draw_exogenous(n_obs, rng)
+        x = scm.propagate(exo)
+        mask = np.zeros_like(x, dtype=bool)
+        regime = np.full(n_obs, -1, dtype=np.int64)
+    else:
+        from .interventions import default_target_pool
+
+        info, apply = _protocol(protocol)
+        n_obs, n_int = split_sizes(split, n, info.n_obs, info.n_int)
+        pool = default_target_pool(scm, spec.id)
+        try:
+            x, mask, regime, exo = apply(scm, n_obs, n_int, rng, pool, return_exogenous=True)
+        except TypeError as exc:
+            if "return_exogenous" not in str(exc):
+                raise
+            rng = np.random.default_rng(seed)  # a third-party protocol without the keyword
+            x, mask, regime = apply(scm, n_obs, n_int, rng, pool)
+    x_struct = x
+    if scm.observation_stressors:
+        # own stream, so the structural values do not depend on the stressors
+        x = scm.observe(x, mask, np.random.default_rng([seed, 1]))
+    return CellSample(x=x, x_structural=x_struct, intervention_mask=mask, regime=regime, exogenous=exo,
+                      target_pool=np.asarray(pool, dtype=np.int64), seed=seed, n_obs=n_obs, n_int=n_int)
+
+
 def make_dataset(spec, family: str, split: str, replicate: int, standardise: bool = True,
                  protocol: str = "default", n: Optional[int] = None, n_replicates: int = N_REPLICATES) -> Dataset:
     """Sample the dataset of one cell of the shared protocol.
@@ -153,55 +219,38 @@ def make_dataset(spec, family: str, split: str, replicate: int, standardise: boo
     Returns:
         A :class:`Dataset` (n × d) with masks, regime, true adjacency and
         metadata (seed, factors, varsortability and R²-sortability of the raw
-        data, target pool).
+        data as shipped, target pool).
 
     Raises:
         ValueError: unknown split, replicate out of range.
+        FloatingPointError: the SCM produced non-finite values (names the columns).
     """
     if not 0 <= int(replicate) < n_replicates:
         raise ValueError(f"replicate {replicate} out of range 0..{n_replicates - 1} for {spec.id!r}")
-    seed = cell_seed(family, spec.id, split, replicate)
-    rng = np.random.default_rng(seed)
-    scm = spec.compile()
-    pool: list = []
-    if split == "obs":
-        n_obs, n_int = split_sizes(split, n)
-        x = scm.sample(n_obs, rng)
-        mask = np.zeros_like(x, dtype=bool)
-        regime = np.full(n_obs, -1, dtype=np.int64)
-    else:
-        from .interventions import default_target_pool
-
-        info, apply = _protocol(protocol)
-        n_obs, n_int = split_sizes(split, n, info.n_obs, info.n_int)
-        pool_idx = default_target_pool(scm, spec.id)
-        pool = [spec.names[i] for i in pool_idx]
-        x, mask, regime = apply(scm, n_obs, n_int, rng, pool_idx)
-    if scm.observation_stressors:
-        # own stream, so the structural values do not depend on the stressors
-        x = scm.observe(x, mask, np.random.default_rng([seed, 1]))
-    raw_vs = varsortability(x, spec.adjacency())
-    raw_r2s = r2_sortability(x, spec.adjacency())
+    cell = sample_cell(spec, family, split, replicate, protocol, n)
+    x = cell.x
     if not np.all(np.isfinite(x)):
         bad = [spec.names[j] for j in np.flatnonzero(~np.isfinite(x).all(axis=0))]
         raise FloatingPointError(f"SCM {spec.id!r} produced non-finite values in {bad}")
+    adjacency = spec.adjacency()
     metadata = {
         "family": family,
         "scm_id": spec.id,
         "split": split,
         "replicate": int(replicate),
-        "seed": seed,
+        "seed": cell.seed,
         "protocol": protocol if split != "obs" else None,
-        "n_obs": n_obs,
-        "n_int": n_int,
-        "target_pool": pool,
+        "n_obs": cell.n_obs,
+        "n_int": cell.n_int,
+        "target_pool": [spec.names[i] for i in cell.target_pool],
         "standardised": bool(standardise),
-        "varsortability": raw_vs,
-        "r2_sortability": raw_r2s,
+        "varsortability": varsortability(x, adjacency),
+        "r2_sortability": r2_sortability(x, adjacency),
         "factors": dict(spec.metadata),
     }
-    return Dataset(X=standardise_fn(x) if standardise else x, columns=spec.names, intervention_mask=mask,
-                   regime=regime, true_adjacency=spec.adjacency(), metadata=metadata)
+    return Dataset(X=standardise_fn(x) if standardise else x, columns=spec.names,
+                   intervention_mask=cell.intervention_mask, regime=cell.regime, true_adjacency=adjacency,
+                   metadata=metadata)
 
 
 standardise_fn = standardise
