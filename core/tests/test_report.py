@@ -147,7 +147,7 @@ def test_write_report_and_parquet_round_trip(tmp_path):
     runs = _runs()
     paths = R.write_report(runs, tmp_path / "out")
     assert set(paths) == {"leaderboard.csv", "leaderboard.parquet", "runs.parquet",
-                          "failures.csv", "leaderboard.md"}
+                          "failures.csv", "sortability.csv", "leaderboard.md"}
     assert all(p.exists() for p in paths.values())
     back = pd.read_parquet(paths["runs.parquet"])
     pd.testing.assert_frame_equal(back, runs, check_dtype=False)
@@ -204,3 +204,35 @@ def test_a_cell_stored_under_two_data_fingerprints_counts_once_latest_wins():
     numeric = R.leaderboard_numeric(runs)
     cell = numeric[numeric["column"] == "real / obs"].iloc[0]
     assert (cell["n_runs"], cell["f1_mean"], cell["shd_mean"]) == (1, 0.25, 5.0)
+
+
+def test_sortability_table_per_family_and_slice_flags_extremes():
+    import json
+
+    rows = []
+    # family "easy": varsortability 0.95 on every dataset → flagged; "fair": 0.5 → not flagged
+    for fam, vs, graphs in (("easy", 0.95, ("er", "sf")), ("fair", 0.5, ("er",))):
+        for k, g in enumerate(graphs):
+            for rep in range(2):
+                for method in ("a", "b"):  # two methods on one dataset count the dataset once
+                    rows.append(dict(family=fam, scm_id=f"{g}-{k}", split="obs", replicate=rep, method=method,
+                                     status="ok", varsortability=vs + (0.01 if rep else -0.01),
+                                     r2_sortability=0.4, factors=json.dumps({"graph": g})))
+    runs = pd.DataFrame(rows)
+    t = R.sortability_table(runs)
+    easy = t[t.family == "easy"].iloc[0]
+    assert easy.datasets == 4 and easy.varsortability_mean == pytest.approx(0.95)
+    assert easy.flag == "varsortability > 0.9"
+    fair = t[t.family == "fair"].iloc[0]
+    assert fair.datasets == 2 and fair.flag == "" and fair.r2_sortability_mean == pytest.approx(0.4)
+    by_graph = R.sortability_table(runs, slice_by="graph")
+    assert sorted(zip(by_graph.family, by_graph.graph, by_graph.datasets)) == [
+        ("easy", "er", 2), ("easy", "sf", 2), ("fair", "er", 2)]
+
+
+def test_n_override_runs_are_separate_leaderboard_rows():
+    rows = [dict(family="f", scm_id="s", split="obs", replicate=0, method="pc", status="ok", f1=f1, shd=1.0,
+                 standardise=True, protocol="default", params="{}", n_override=n)
+            for n, f1 in ((100, 0.2), (1000, 0.8))]
+    table = R.leaderboard_numeric(pd.DataFrame(rows), ("f1",))
+    assert set(table["method"]) == {"pc [n=100]", "pc [n=1000]"}

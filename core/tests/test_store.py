@@ -80,3 +80,28 @@ def test_runs_frame_expands_metrics(tmp_path):
 
 def test_key_columns_order():
     assert KEY_COLUMNS == ("family", "scm_id", "split", "replicate", "method", "config_hash")
+
+
+def test_older_store_gains_new_columns_and_keeps_rows(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(path)
+    from causalarena.store import COLUMNS
+
+    old_cols = [c for c in COLUMNS if c not in ("n_override", "suite", "varsortability", "r2_sortability",
+                                                   "factors")]
+    conn.execute(f"CREATE TABLE runs ({', '.join(old_cols)})")
+    conn.execute("INSERT INTO runs (family, scm_id, split, replicate, method, config_hash, status) "
+                 "VALUES ('f', 's', 'obs', 0, 'pc', 'h', 'ok')")
+    conn.commit()
+    conn.close()
+    with Store(str(path), readonly=True) as ro:  # a read-only open of the old layout still reads
+        assert ro.rows()[0]["suite"] is None
+    with Store(str(path)) as store:
+        store.record(dict(family="f", scm_id="s2", split="obs", replicate=0, method="pc", config_hash="h",
+                          status="ok", suite="sample-size", n_override=100, factors={"graph": "er"}))
+        frame = store.runs_frame()
+    assert len(frame) == 2
+    assert frame.set_index("scm_id").loc["s2", "suite"] == "sample-size"
+    assert frame.set_index("scm_id").loc["s2", "factors"] == '{"graph": "er"}'

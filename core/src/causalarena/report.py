@@ -94,7 +94,7 @@ def _prepare(runs: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
 
 #: run-configuration columns that separate leaderboard rows (``n`` is the
 #: dataset's row count, which legitimately differs between families)
-CONFIG_COLUMNS = ("standardise", "protocol", "params")
+CONFIG_COLUMNS = ("standardise", "protocol", "params", "n_override")
 
 
 def _config_labels(runs: pd.DataFrame) -> pd.Series:
@@ -104,11 +104,12 @@ def _config_labels(runs: pd.DataFrame) -> pd.Series:
     if not cols:
         return labels
     fmts = {"standardise": lambda v: "std" if v else "raw", "protocol": lambda v: f"protocol={v}",
-            "params": lambda v: f"params={v}"}
+            "params": lambda v: f"params={v}", "n_override": lambda v: f"n={int(v)}"}
     for _, group in runs.groupby("method", sort=False):
         varying = [c for c in cols if group[c].astype(str).nunique() > 1]
         for c in varying:
-            text = group[c].map(lambda v, c=c: fmts[c](v) if v is not None and v == v else f"{c}=?")
+            text = group[c].map(lambda v, c=c: fmts[c](v) if v is not None and v == v
+                                else ("n=default" if c == "n_override" else f"{c}=?"))
             labels[group.index] = [f"{lab[:-1]}, {t}]" if lab.endswith("]") else f"{lab} [{t}]"
                                    for lab, t in zip(labels[group.index], text)]
     return labels
@@ -285,6 +286,57 @@ def failure_table(runs: pd.DataFrame) -> pd.DataFrame:
     return counts.reset_index()
 
 
+#: a family whose mean varsortability is outside [LOW, HIGH] is flagged: sorting
+#: by marginal variance alone (sortnregress) would find its causal order
+#: (Reisach et al. 2021)
+VARSORTABILITY_FLAG = (0.1, 0.9)
+
+
+def sortability_table(runs: pd.DataFrame, slice_by: Optional[str] = None) -> pd.DataFrame:
+    """Distribution of varsortability and R²-sortability per family × split (and slice).
+
+    One value per dataset (cell ``family, scm_id, split, replicate``), read
+    from the runs (the runner stores both for the raw table each method saw).
+
+    Args:
+        runs: runs table with ``varsortability`` / ``r2_sortability`` columns.
+        slice_by: a factor tag (``"graph"``, ``"d"``, ``"difficulty"`` …) read
+            from the ``factors`` JSON column; None → family × split only.
+
+    Returns:
+        One row per group: ``family, split, [slice], datasets``, mean, sd, 10th,
+        50th and 90th percentile of varsortability, mean R²-sortability, and
+        ``flag`` (``"varsortability > 0.9"`` / ``"< 0.1"`` or ``""``) on the
+        family's mean (Reisach et al. 2021: above 0.9 sorting by variance
+        finds the order; below 0.1 it is reversed).
+    """
+    cols = ["family", "split"] + ([slice_by] if slice_by else []) + [
+        "datasets", "varsortability_mean", "varsortability_sd", "varsortability_p10", "varsortability_p50",
+        "varsortability_p90", "r2_sortability_mean", "flag"]
+    if runs is None or len(runs) == 0 or "varsortability" not in runs.columns:
+        return pd.DataFrame(columns=cols)
+    data = runs.dropna(subset=["varsortability"]).drop_duplicates(["family", "scm_id", "split", "replicate"])
+    if slice_by:
+        import json as _json
+
+        data = data.assign(**{slice_by: [(_json.loads(f) if isinstance(f, str) and f else {}).get(slice_by)
+                                         for f in data.get("factors", pd.Series([None] * len(data)))]})
+        data = data.dropna(subset=[slice_by])
+    keys = ["family", "split"] + ([slice_by] if slice_by else [])
+    out = []
+    low, high = VARSORTABILITY_FLAG
+    for key, g in data.groupby(keys, sort=True):
+        v = g["varsortability"].astype(float)
+        mean = float(v.mean())
+        flag = f"varsortability > {high}" if mean > high else (f"varsortability < {low}" if mean < low else "")
+        r2 = g["r2_sortability"].astype(float) if "r2_sortability" in g else pd.Series(dtype=float)
+        out.append([*((key,) if isinstance(key, str) else key), len(g), mean,
+                    float(v.std(ddof=1)) if len(v) > 1 else math.nan,
+                    *np.percentile(v, [10, 50, 90]).tolist(),
+                    float(r2.mean()) if len(r2.dropna()) else math.nan, flag])
+    return pd.DataFrame(out, columns=cols)
+
+
 def to_markdown(df: pd.DataFrame, index: bool = True) -> str:
     """Render a DataFrame as a GitHub-flavoured Markdown table.
 
@@ -314,8 +366,10 @@ def write_report(runs: pd.DataFrame, outdir: Any,
     runs), ``failures.csv`` (:func:`failure_table`) and ``leaderboard.md``
     (the Table 2 layout strings and the failure table in Markdown).
 
+    Also ``sortability.csv`` (:func:`sortability_table`).
+
     Returns:
-        file name → path, for the five files above.
+        file name → path, for the six files above.
 
     Raises:
         ValueError: as :func:`leaderboard_numeric`.
@@ -326,7 +380,9 @@ def write_report(runs: pd.DataFrame, outdir: Any,
     table = leaderboard(runs, metrics)
     failures = failure_table(runs)
     paths = {name: outdir / name for name in ("leaderboard.csv", "leaderboard.parquet",
-                                              "runs.parquet", "failures.csv", "leaderboard.md")}
+                                              "runs.parquet", "failures.csv", "sortability.csv", "leaderboard.md")}
+    sortab = sortability_table(runs)
+    sortab.to_csv(paths["sortability.csv"], index=False)
     numeric.to_csv(paths["leaderboard.csv"], index=False)
     numeric.to_parquet(paths["leaderboard.parquet"], index=False)
     runs.to_parquet(paths["runs.parquet"], index=False)
@@ -341,6 +397,12 @@ def write_report(runs: pd.DataFrame, outdir: Any,
           "cell means (sd: mean of cell sds).", "",
           to_markdown(table), "## Run status counts", "",
           to_markdown(failures, index=False)]
+    if len(sortab):
+        md += ["", "## Sortability of the data (raw tables, Reisach et al. 2021 / 2023)", "",
+               "Varsortability near 1 means sorting variables by marginal variance recovers the causal "
+               "order (a benchmark artefact); 0.5 is chance. Flagged: family mean above "
+               f"{VARSORTABILITY_FLAG[1]} or below {VARSORTABILITY_FLAG[0]}.", "",
+               to_markdown(sortab.round(3), index=False)]
     paths["leaderboard.md"].write_text("\n".join(md), encoding="utf-8")
     return paths
 
@@ -380,3 +442,16 @@ def print_report(runs: pd.DataFrame, console: Optional[Any] = None,
             ftable.add_row(*[str(row[c]) for c in ["method", "family", "split",
                                                    *FAILURE_STATUSES]])
         console.print(ftable)
+    sortab = sortability_table(runs)
+    if len(sortab):
+        stable = Table(title="Sortability of the raw data (varsortability: 0.5 chance, 1 = variance gives the order)")
+        for col in ("family", "split", "datasets", "varsortability mean (p10–p90)", "R²-sortability", "flag"):
+            stable.add_column(col)
+        for _, row in sortab.iterrows():
+            stable.add_row(str(row["family"]), str(row["split"]), str(row["datasets"]),
+                           f"{row['varsortability_mean']:.2f} ({row['varsortability_p10']:.2f}–"
+                           f"{row['varsortability_p90']:.2f})",
+                           "–" if row["r2_sortability_mean"] != row["r2_sortability_mean"]
+                           else f"{row['r2_sortability_mean']:.2f}",
+                           f"[red]{row['flag']}[/red]" if row["flag"] else "")
+        console.print(stable)

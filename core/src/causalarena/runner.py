@@ -576,6 +576,21 @@ class _Progress:
             self.bar.stop()
 
 
+def _scalar_factors(instance: Any) -> Dict[str, Any]:
+    """The instance's factor tags that are scalars (str, int, float, bool) or lists of strings.
+
+    Stored with every run so the report can slice by factor (paper Eq. 6)
+    without regenerating instances.
+    """
+    out: Dict[str, Any] = {}
+    for k, v in dict(getattr(instance, "factors", {}) or {}).items():
+        if isinstance(v, (str, bool, int, float)) or v is None:
+            out[k] = v
+        elif isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v):
+            out[k] = list(v)
+    return out
+
+
 class Runner:
     """Runs cells into a :class:`~causalarena.store.Store`; see :func:`run_grid`."""
 
@@ -584,8 +599,9 @@ class Runner:
                  python: str = sys.executable, standardise: bool = True, protocol: str = "default",
                  n: Optional[int] = None, env: Optional[Mapping[str, str]] = None,
                  cache_dir: Optional[str] = None, scorer: Optional[Scorer] = None,
-                 load_timeout_s: Optional[float] = 600.0) -> None:
+                 load_timeout_s: Optional[float] = 600.0, suite: Optional[str] = None) -> None:
         self.store = store
+        self.suite = suite
         self.budget_s = budget_s
         self.memory_mb = memory_mb
         self.python = python
@@ -615,6 +631,7 @@ class Runner:
         row: Dict[str, Any] = dict(zip(("family", "scm_id", "split", "replicate", "method", "config_hash"), key))
         row.update(params=dict(m.params), output_kind=m.output_kind, standardise=self.standardise,
                    protocol=self.protocol, method_version=getattr(m, "version", "") or None,
+                   n_override=self.n, suite=self.suite, factors=_scalar_factors(cell.instance),
                    started_at=_now(), flags=[], metrics={})
         t0 = time.perf_counter()
         try:
@@ -641,7 +658,9 @@ class Runner:
         except Exception as exc:  # noqa: BLE001
             row.update(status="failed", error=f"dataset construction failed: {type(exc).__name__}: {exc}")
             return
-        row.update(n=dataset.n, d=dataset.d, seed=dataset.metadata.get("seed"))
+        row.update(n=dataset.n, d=dataset.d, seed=dataset.metadata.get("seed"),
+                   varsortability=dataset.metadata.get("varsortability"),
+                   r2_sortability=dataset.metadata.get("r2_sortability"))
         chk = check_input(dataset, m)
         row["flags"] = list(chk.warnings)
         if not chk.ok:
@@ -802,7 +821,7 @@ def run_grid(cells: Sequence[Cell], registry: Any, store: Store, *, jobs: int = 
              budget_s: Optional[float] = None, memory_mb: Optional[float] = None,
              python: str = sys.executable, standardise: bool = True, protocol: str = "default",
              n: Optional[int] = None, progress: bool = True, env: Optional[Mapping[str, str]] = None,
-             cache_dir: Optional[str] = None, retry_statuses: Iterable[str] = (),
+             cache_dir: Optional[str] = None, retry_statuses: Iterable[str] = (), suite: Optional[str] = None,
              scorer: Optional[Scorer] = None, load_timeout_s: Optional[float] = 600.0) -> GridSummary:
     """Run a grid of cells and store one row per cell.
 
@@ -825,6 +844,7 @@ def run_grid(cells: Sequence[Cell], registry: Any, store: Store, *, jobs: int = 
         cache_dir: where datasets are cached as ``.npz`` (default: a temporary
             directory removed at the end).
         retry_statuses: stored statuses to run again (e.g. ``("timeout",)``).
+        suite: name of the suite these runs belong to (recorded per run).
         scorer: ``(true_adjacency, prediction, seed) -> (metrics, warnings)``
             replacing :func:`default_scorer`.
         load_timeout_s: seconds allowed for importing and constructing a method.
@@ -835,7 +855,7 @@ def run_grid(cells: Sequence[Cell], registry: Any, store: Store, *, jobs: int = 
     metrics = getattr(registry, "metrics", None) if registry is not None else None
     runner = Runner(store, metrics, budget_s=budget_s, memory_mb=memory_mb, python=python,
                     standardise=standardise, protocol=protocol, n=n, env=env, cache_dir=cache_dir,
-                    scorer=scorer, load_timeout_s=load_timeout_s)
+                    scorer=scorer, load_timeout_s=load_timeout_s, suite=suite)
     try:
         return runner.run(cells, jobs=jobs, progress=progress, retry_statuses=retry_statuses)
     finally:

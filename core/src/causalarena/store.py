@@ -48,6 +48,12 @@ COLUMNS = {
     "method_version": "TEXT",
     "started_at": "TEXT",
     "finished_at": "TEXT",
+    # added with the synthetic grid (older stores get them on open, NULL in old rows)
+    "n_override": "INTEGER",   # --n / a sample-size suite's n (NULL: the split's default)
+    "suite": "TEXT",           # the suite this run belongs to, if any
+    "varsortability": "REAL",  # of the raw table the method saw (Reisach et al. 2021)
+    "r2_sortability": "REAL",  # R²-sortability of that table (Reisach et al. 2023)
+    "factors": "TEXT",         # JSON object: the instance's scalar factor tags (graph, d, difficulty …)
 }
 
 Key = Tuple[str, str, str, int, str, str]
@@ -111,6 +117,10 @@ class Store:
         cols = ",\n  ".join(f"{k} {v}" for k, v in COLUMNS.items())
         self._conn.execute(
             f"CREATE TABLE IF NOT EXISTS runs (\n  {cols},\n  PRIMARY KEY ({', '.join(KEY_COLUMNS)}))")
+        present = {r[1] for r in self._conn.execute("PRAGMA table_info(runs)").fetchall()}
+        for name, sql_type in COLUMNS.items():
+            if name not in present:  # a store written by an older version: add the column, keep the rows
+                self._conn.execute(f"ALTER TABLE runs ADD COLUMN {name} {sql_type.replace(' NOT NULL', '')}")
 
     # -- writing -------------------------------------------------------------
     def record(self, row: Dict[str, Any]) -> None:
@@ -129,7 +139,7 @@ class Store:
         if row["status"] not in STATUSES:
             raise ValueError(f"status {row['status']!r} not in {STATUSES}")
         values = dict(row)
-        for k in ("flags", "metrics", "params"):
+        for k in ("flags", "metrics", "params", "factors"):
             if k in values and not isinstance(values[k], (str, type(None))):
                 values[k] = json.dumps(values[k], sort_keys=True, default=str)
         if "standardise" in values and values["standardise"] is not None:
@@ -171,6 +181,9 @@ class Store:
             row["flags"] = json.loads(row["flags"]) if row["flags"] else []
             row["metrics"] = json.loads(row["metrics"]) if row["metrics"] else {}
             row["params"] = json.loads(row["params"]) if row["params"] else {}
+            row["factors"] = json.loads(row["factors"]) if row.get("factors") else {}
+            for name in COLUMNS:
+                row.setdefault(name, None)  # read-only open of an older store
             out.append(row)
         return out
 
@@ -198,6 +211,7 @@ class Store:
             rec = {c: r[c] for c in base}
             rec["flags"] = ",".join(r["flags"])
             rec["params"] = json.dumps(r["params"], sort_keys=True)
+            rec["factors"] = json.dumps(r["factors"], sort_keys=True)
             rec["standardise"] = None if r["standardise"] is None else bool(r["standardise"])
             for m in metric_names:
                 v = r["metrics"].get(m)
