@@ -4,6 +4,7 @@ Commands::
 
     arena plugins [--json] [--strict]      everything installed, with distribution and version
     arena methods | families [--json]      the installed methods / families
+    arena audit FAMILY                     regenerate + audit a family's SCMs (App. A.2)
     arena show FAMILY[/SCM_ID]             an SCM spec as JSON (or the family's instance ids)
     arena run [options]                    run the grid, resume, print the leaderboard
     arena report [--results DIR]           the leaderboard of a results folder
@@ -265,6 +266,8 @@ def cmd_show(args) -> int:
         return 0
     try:
         inst = fam.instance(scm_id)
+    except PermissionError as exc:
+        raise UsageError(str(exc)) from None
     except (KeyError, ValueError) as exc:
         raise UsageError(f"no instance {scm_id!r} in family {family!r}: {exc.args[0]}") from None
     spec = getattr(inst, "spec", None)
@@ -282,11 +285,14 @@ def _instances(registry, families: List[Any], options: Dict[str, Dict[str, Any]]
     for info in families:
         fam = _family_object(registry, info.name, options.get(info.name, {}))
         try:
-            insts = fam.instances()
-        except (ValueError, OSError) as exc:  # a bad user table, a missing file ...
+            if scm_ids and hasattr(fam, "config_ids"):  # generate only the selected SCMs
+                insts = [fam.instance(i) for i in fam.config_ids() if i in scm_ids]
+            else:
+                insts = fam.instances()
+                if scm_ids:
+                    insts = [i for i in insts if i.scm_id in scm_ids]
+        except (ValueError, OSError) as exc:  # a bad user table, a missing file, a reserved id without key
             raise UsageError(f"family {info.name!r}: {exc}") from None
-        if scm_ids:
-            insts = [i for i in insts if i.scm_id in scm_ids]
         out.extend(insts)
     return out
 
@@ -310,38 +316,95 @@ def cmd_run(args) -> int:
     for fam_name in options:
         if fam_name not in registry.families:
             raise UsageError(f"--family-option for unknown family {fam_name!r}; installed: {sorted(registry.families)}")
-    instances = _instances(registry, families, options, _csv(args.scm))
+    suite = None
+    grids = [(args.protocol, args.n)]
     splits = _csv(args.splits)
+    if args.suite:
+        suite = _find_suite(registry, args.suite)
+        if args.families or args.protocol != "default" or args.n is not None:
+            raise UsageError("--suite sets the family, protocols and sample sizes; "
+                             "drop --families/--protocol/--n (narrow it with --family-option, --scm, --replicates)")
+        families = [registry.family(suite.family)]
+        options[suite.family] = {**suite.family_options, **options.get(suite.family, {})}
+        grids = [(p, n) for p in suite.protocols for n in suite.n_values]
+        unknown = [p for p, _ in grids if p not in registry.interventions]
+        if unknown:
+            raise UsageError(f"suite {suite.name!r} needs intervention protocol(s) {unknown}; "
+                             f"installed: {sorted(registry.interventions)}")
+        splits = splits or list(suite.splits)
+    _apply_fresh(args, registry, families, options)
+    instances = _instances(registry, families, options, _csv(args.scm))
     replicates = list(range(args.replicates)) if args.replicates is not None else None
     cells = make_cells(instances, methods, splits=splits, replicates=replicates)
     if not cells:
         raise UsageError("the selection gives no cells (check --splits, --scm, --replicates)")
     results = _results_dir(args.results, create=True)
-    console.print(f"[bold]CausalArena[/bold]: {len(methods)} methods × {len(instances)} instances "
-                  f"→ {len(cells)} cells; results in {results}/ (rerun the same command to resume)")
+    what = f"suite {suite.name!r}: {len(grids)} grids × " if suite else ""
+    console.print(f"[bold]CausalArena[/bold]: {what}{len(methods)} methods × {len(instances)} instances "
+                  f"→ {len(cells) * len(grids)} cells; results in {results}/ (rerun the same command to resume)")
     # one BLAS/OpenMP thread budget per worker, so N workers do not oversubscribe the cores
     threads = str(max(1, (os.cpu_count() or 1) // max(1, args.jobs)))
     worker_env = {var: os.environ.get(var, threads)
                   for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    counts: Dict[str, int] = {}
+    skipped = 0
+    elapsed = 0.0
+    keys: set = set()
     with _FolderLock(results), Store(str(results / STORE_NAME)) as store:
-        summary = run_grid(
-            cells, registry, store, jobs=args.jobs, budget_s=args.budget, memory_mb=args.memory_mb,
-            env=worker_env,
-            python=args.python, standardise=not args.raw, protocol=args.protocol, n=args.n,
-            progress=not args.no_progress, cache_dir=str(results / "datasets"),
-            retry_statuses=tuple(_csv(args.retry) or ()),
-        )
+        for protocol, n in grids:
+            if len(grids) > 1:
+                console.print(f"grid: protocol={protocol}" + (f", n={n}" if n else ""))
+            grid_cells = cells
+            summary = run_grid(
+                grid_cells, registry, store, jobs=args.jobs, budget_s=args.budget, memory_mb=args.memory_mb,
+                env=worker_env,
+                python=args.python, standardise=not args.raw, protocol=protocol, n=n,
+                progress=not args.no_progress, cache_dir=str(results / "datasets"),
+                retry_statuses=tuple(_csv(args.retry) or ()), suite=suite.name if suite else None,
+            )
+            for k, v in summary.counts.items():
+                counts[k] = counts.get(k, 0) + v
+            skipped += summary.skipped
+            elapsed += summary.elapsed_seconds
+            keys |= set(grid_keys(grid_cells, standardise=not args.raw, protocol=protocol, n=n))
         runs = store.runs_frame()
-        keys = {cell_key for cell_key in grid_keys(cells, standardise=not args.raw, protocol=args.protocol,
-                                                   n=args.n)}
-    done = ", ".join(f"{v} {k}" for k, v in sorted(summary.counts.items())) or "nothing new"
-    console.print(f"this invocation: {done}; skipped {summary.skipped} already stored; "
-                  f"{summary.elapsed_seconds:.1f} s")
+    done = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
+    console.print(f"this invocation: {done}; skipped {skipped} already stored; {elapsed:.1f} s")
     runs = _only_keys(runs, keys)
     print_report(runs, console=console, metrics=tuple(_csv(args.metrics) or ("f1", "shd")))
     paths = write_report(runs, results, metrics=tuple(_csv(args.metrics) or ("f1", "shd")))
     console.print("wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
+
+
+def _find_suite(registry, name: str):
+    """The suite ``name`` among the installed families' ``suites``."""
+    found = {}
+    for info in registry.families.values():
+        try:
+            cls = info.load()
+        except Exception:  # noqa: BLE001 - a broken family cannot offer suites
+            continue
+        for suite in getattr(cls, "suites", ()) or ():
+            found[suite.name] = suite
+    if name not in found:
+        raise UsageError(f"--suite {name!r} is not offered by an installed family; available: {sorted(found)}")
+    return found[name]
+
+
+def _apply_fresh(args, registry, families, options) -> None:
+    """``--fresh ROUND``: pass ``fresh=ROUND`` to the selected families that draw fresh rounds."""
+    if getattr(args, "fresh", None) is None:
+        return
+    import inspect
+
+    _positive("--fresh", args.fresh, integer=True)
+    takers = [info.name for info in families if "fresh" in inspect.signature(info.load().__init__).parameters]
+    if not takers:
+        raise UsageError(f"--fresh: none of the selected families {[f.name for f in families]} draws fresh rounds")
+    for name in takers:
+        options.setdefault(name, {})["fresh"] = int(args.fresh)
+    families[:] = [f for f in families if f.name in takers]
 
 
 def _only_keys(runs, keys):
@@ -378,6 +441,78 @@ def cmd_report(args) -> int:
         return 0
     console.print("wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
+
+
+def cmd_audit(args) -> int:
+    from rich.table import Table
+
+    from .audits import audit_family, summarise_audit
+
+    registry = _registry()
+    _positive("--jobs", args.jobs, integer=True)
+    _positive("--replicates", args.replicates, integer=True)
+    info = registry.family(args.family)
+    options = parse_family_options(args.family_option).get(args.family, {})
+    opts = {args.family: options}
+    _apply_fresh(args, registry, [info], opts)
+    options = opts[args.family]
+    fam = _family_object(registry, args.family, options)
+    ids = fam.config_ids() if hasattr(fam, "config_ids") else [i.scm_id for i in fam.instances()]
+    if args.scm:
+        ids = [i for i in ids if i in _csv(args.scm)]
+    if not ids:
+        raise UsageError("nothing to audit (check --scm and the family options)")
+    console = _console()
+    console.print(f"auditing {len(ids)} {args.family} configurations with {args.jobs} processes …")
+    import time
+
+    t0 = time.perf_counter()
+    records = audit_family(args.family, options, ids, jobs=args.jobs, splits=_csv(args.splits),
+                           replicates=args.replicates)
+    elapsed = time.perf_counter() - t0
+    summary = summarise_audit(records)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            for rec in records:
+                fh.write(json.dumps({k: v for k, v in rec.items() if k != "node_tags"}, default=str) + "\n")
+    ok = summary["passed"] == summary["configurations"]
+    console.print(f"[{'green' if ok else 'red'}]{summary['passed']} / {summary['configurations']} configurations "
+                  f"pass[/]; {summary['tables'] - summary['failed_tables']} / {summary['tables']} tables pass; "
+                  f"{elapsed:.1f} s")
+    for line in summary["generation_errors"][:20]:
+        console.print(f"[red]generation failed[/red] {line}")
+    for rec in records:
+        for f in rec.get("failures", [])[:3]:
+            console.print(f"[red]fail[/red] {rec['scm_id']} {f['split']} rep {f['replicate']}: {f['reason']}")
+    table = Table(title="resample statistics (App. A.2 gates, bounded resampling)")
+    for c in ("stage", "attempts mean", "attempts max", "rejections by reason"):
+        table.add_column(c)
+    for stage in ("graph", "data"):
+        att = summary[f"{stage}_attempts"]
+        table.add_row(stage, f"{sum(att) / len(att):.2f}" if att else "–", str(max(att)) if att else "–",
+                      ", ".join(f"{k} {v}" for k, v in sorted(summary[f"{stage}_rejections"].items())) or "none")
+    console.print(table)
+    expected = getattr(fam, "expected_counts", lambda: {})()
+    counts = Table(title="factor counts (SCMs carrying the tag; nodes for node-level tags)")
+    for c in ("factor", "value", "SCMs", "expected", "nodes"):
+        counts.add_column(c)
+    for key, values in summary["counts"].items():
+        node_key = {"mechanisms": "mechanism", "noises": "noise", "roots": "root"}.get(key)
+        for value, n in sorted(values.items(), key=lambda kv: (-kv[1], kv[0])):
+            exp = expected.get(key, {}).get(value)
+            nodes = summary["node_counts"][node_key].get(value, "") if node_key else ""
+            counts.add_row(key, value, str(n), "" if exp is None else str(exp), str(nodes))
+    console.print(counts)
+    if expected:
+        mismatched = [f"{k}={v}: {summary['counts'].get(k, {}).get(v, 0)} vs {n}"
+                      for k, vals in expected.items() for v, n in vals.items()
+                      if summary["counts"].get(k, {}).get(v, 0) != n]
+        if mismatched:
+            console.print(f"[red]counts differ from the schedule[/red]: {mismatched[:10]}")
+            ok = False
+        else:
+            console.print("[green]counts match the grid's schedule[/green]")
+    return 0 if ok else 1
 
 
 def cmd_export(args) -> int:
@@ -446,6 +581,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--memory-mb", type=float, default=6144.0, help="memory cap per worker (default 6144)")
     sp.add_argument("--raw", action="store_true", help="do not standardise inputs (varsortability study)")
     sp.add_argument("--protocol", default="default", help="intervention protocol of obs+int")
+    sp.add_argument("--suite", help="run a family's named suite (e.g. sample-size, intervention-protocols)")
+    sp.add_argument("--fresh", type=int, metavar="ROUND",
+                    help="draw fresh round ROUND of never-released configurations (needs the operator key)")
     sp.add_argument("--n", type=int, help="rows per dataset (sample-size studies)")
     sp.add_argument("--python", default=sys.executable, help="interpreter that runs the workers")
     sp.add_argument("--results", default=DEFAULT_RESULTS, help=f"results folder (default {DEFAULT_RESULTS})")
@@ -454,6 +592,17 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--no-progress", action="store_true")
     sp.add_argument("--strict", action="store_true", help="fail when a plugin does not import")
     sp.set_defaults(func=cmd_run)
+
+    sp = sub.add_parser("audit", help="regenerate and audit a family's SCMs (App. A.2 gates, resample statistics)")
+    sp.add_argument("family", help="family name, e.g. synthetic")
+    sp.add_argument("--family-option", action="append", default=[], metavar="FAMILY.KEY=VALUE")
+    sp.add_argument("--scm", help="comma list of instance ids to keep")
+    sp.add_argument("--splits", help="comma list of obs, obs_int (default: both)")
+    sp.add_argument("--replicates", type=int, help="replicates per split (default: the family's)")
+    sp.add_argument("--fresh", type=int, metavar="ROUND", help="audit fresh round ROUND instead")
+    sp.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 1)), help="parallel processes")
+    sp.add_argument("--out", help="write one JSON audit record per SCM to this file (JSON lines)")
+    sp.set_defaults(func=cmd_audit)
 
     sp = sub.add_parser("report", help="print the leaderboard of a results folder")
     sp.add_argument("--results", default=DEFAULT_RESULTS)
@@ -482,6 +631,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     except KeyError as exc:
         print(f"arena {args.command}: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    except PermissionError as exc:  # e.g. a reserved configuration without the operator key
+        print(f"arena {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted; rerun the same command to resume", file=sys.stderr)

@@ -119,3 +119,32 @@ class Family:
                 return inst
         known = [i.scm_id for i in self.instances()][:5]
         raise KeyError(f"family {self.name!r} has no instance {scm_id!r} (e.g. {known})")
+
+
+@attrs.frozen(kw_only=True)
+class Suite:
+    """A named study over one family: which instances, splits, sample sizes and protocols.
+
+    Families list theirs in the class attribute ``suites``; ``arena run
+    --suite NAME`` runs the grid once per (n, protocol), recording the suite
+    name with every run.
+
+    Attributes:
+        name: suite name (``"sample-size"``).
+        family: the family it selects from.
+        description: one line, with the paper section.
+        family_options: options the family is built with (the user's
+            ``--family-option`` values override them, e.g. ``per_cell=1`` for a
+            small subset).
+        splits: splits run.
+        n_values: rows per dataset, one grid each (``None`` = the split's default).
+        protocols: intervention protocols, one grid each.
+    """
+
+    name: str
+    family: str
+    description: str = ""
+    family_options: Dict[str, Any] = attrs.field(factory=dict)
+    splits: Sequence[str] = ("obs", "obs_int")
+    n_values: Sequence[Optional[int]] = (None,)
+    protocols: Sequence[str] = ("default",)

@@ -1,56 +1,58 @@
-"""The synthetic family: a regenerable grid of SCMs (first slice of App. A.1).
+"""The synthetic family: the regenerable SCM grid of App. A.1.
 
-This slice covers Erdős–Rényi and scale-free graphs, d ∈ {10, 20}, the
-root distributions, mechanisms and noises registered in the core
-(:mod:`causalarena.scm`), and family mixing (number of active mechanism /
-noise / root families by d and by number of roots, node-level assignment).
-Every SCM is a pure function of its configuration id and the generator
-version (:data:`GENERATOR_VERSION`): ``generate_spec(config_id)`` gives the
-same spec bit for bit in any process.
+Every SCM is a pure function of its configuration id, the generator version
+(:data:`GENERATOR_VERSION`) and — for reserved and fresh ids — the operator's
+key (:mod:`.schedule`): ``generate_spec(config_id)`` gives the same spec bit
+for bit in any process.
+
+One configuration is built in these steps (App. A.1, A.2):
+
+1. graph of its family with the validity filters (:mod:`.graphs`; a
+   dependent root block needs ≥ 2 roots);
+2. family mixing: the number of active mechanism tags and noise families by
+   d, the number of root families by the number of roots, then node-level
+   assignment, so one SCM mixes local equations; no-noise on at most 10 % of
+   the nodes;
+3. parameters drawn in the paper's ranges by each component's ``draw``;
+4. the slot's root-dependency mode and difficulty stressors (weak signal:
+   mechanism strength × 0.45; high noise: extra Gaussian noise 0.35; the
+   observation and intervention stressors as spec stressors);
+5. output calibration on a pilot sample (:func:`causalarena.scm.calibrate_outputs`);
+6. the dataset audits of App. A.2 on pilot obs and obs+int tables; a failure
+   redraws the equations (step 2–5) and, every :data:`REDRAW_GRAPH_EVERY`
+   failures, the graph, up to :data:`MAX_DATA_ATTEMPTS`; the reasons are
+   recorded in the spec metadata.
 """
 
 from __future__ import annotations
 
-import hashlib
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+import math
+from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
 
+import attrs
 import numpy as np
 
-from causalarena.family import Family, SCMInstance
-from causalarena.scm import (MECHANISMS, NOISES, ROOT_DISTRIBUTIONS, SCMSpec, calibrate_outputs,
+from causalarena.distributions import PAPER_NOISES, PAPER_ROOTS
+from causalarena.family import Family, SCMInstance, Suite
+from causalarena.mechanisms import MECHANISM_TAGS, kinds_for_tag
+from causalarena.scm import (NOISES, ROOT_DEPENDENCIES, STRESSORS, ComponentSpec, SCMSpec, calibrate_outputs,
                              node_from_components)
 
 from . import GENERATOR_VERSION
+from . import schedule as S
 from .graphs import sample_graph
 
-#: active mechanism/noise family count by d (App. A.1 "Family mixing")
+#: active mechanism / noise family count by d (App. A.1 "Family mixing")
 ACTIVE_FAMILIES_BY_D = {10: (2, 4), 20: (3, 5), 30: (4, 6), 50: (5, 8), 100: (6, 10)}
-#: components of this slice (the synthetic issue extends the registries)
-SLICE_MECHANISMS = ("linear", "polynomial", "neural", "saturation")
-SLICE_NOISES = ("gaussian", "uniform", "laplace", "student_t")
-SLICE_ROOTS = ("gaussian", "uniform", "laplace", "lognormal")
-MAX_DATA_ATTEMPTS = 20
-
-
-def config_seed(config_id: str, version: str = GENERATOR_VERSION) -> int:
-    """Seed of a configuration: SHA-256 of version and id (stable everywhere)."""
-    digest = hashlib.sha256(f"{version}\x1f{config_id}".encode()).digest()
-    return int.from_bytes(digest[:8], "little")
-
-
-def parse_config_id(config_id: str) -> Tuple[str, int, int]:
-    """``"er-d10-003"`` → ("er", 10, 3).
-
-    Raises:
-        ValueError: malformed id.
-    """
-    try:
-        graph, dpart, index = config_id.split("-")
-        if not dpart.startswith("d"):
-            raise ValueError
-        return graph, int(dpart[1:]), int(index)
-    except ValueError:
-        raise ValueError(f"malformed synthetic config id {config_id!r}; expected '<graph>-d<d>-<index>'") from None
+#: share of nodes that may be noiseless (App. A.1 "No-noise option")
+MAX_NO_NOISE_SHARE = 0.10
+#: weak-signal and high-noise stressors (App. A.1 "Signal and noise stressors")
+WEAK_SIGNAL_STRENGTH = 0.45
+HIGH_NOISE_SCALE = 0.35
+MAX_DATA_ATTEMPTS = 30
+REDRAW_GRAPH_EVERY = 10
+PILOT_N = 2000
+PILOT_FAMILY = "synthetic-pilot"  # pilot tables use their own seeds, never a released cell's
 
 
 def _active_count(d: int, available: int, rng: np.random.Generator) -> int:
@@ -72,118 +74,228 @@ def root_family_count(n_roots: int, available: int, rng: np.random.Generator) ->
     return int(min(available, rng.integers(lo, hi + 1)))
 
 
-def data_audit(x: np.ndarray, names: Sequence[str]) -> Optional[str]:
-    """Dataset-level checks of App. A.2 on a pilot sample; the first failure or None."""
-    if not np.all(np.isfinite(x)):
-        return "non-finite values"
-    sd = x.std(axis=0)
-    if np.any(sd < 1e-6):
-        return f"near-constant column {names[int(np.argmin(sd))]}"
-    corr = np.corrcoef(x, rowvar=False)
-    np.fill_diagonal(corr, 0.0)
-    i, j = np.unravel_index(np.argmax(np.abs(corr)), corr.shape)
-    if abs(corr[i, j]) > 0.99:
-        return f"near-duplicate pair {names[i]}, {names[j]} (|corr| = {abs(corr[i, j]):.3f})"
-    return None
+def assign_noises(n_nodes: int, active: Sequence[str], rng: np.random.Generator, d: int) -> List[str]:
+    """Node-level noise assignment with the no-noise cap (≤ 10 % of the d nodes).
+
+    Surplus "none" draws are reassigned uniformly to the other active
+    families (gaussian when "none" is the only active one).
+    """
+    picks = [str(v) for v in rng.choice(list(active), size=n_nodes)]
+    cap = int(math.floor(MAX_NO_NOISE_SHARE * d))
+    others = [a for a in active if a != "none"] or ["gaussian"]
+    seen = 0
+    for i, p in enumerate(picks):
+        if p == "none":
+            seen += 1
+            if seen > cap:
+                picks[i] = str(rng.choice(others))
+    return picks
 
 
 def _used(nodes: Sequence[Any], key: str) -> List[str]:
     """Sorted distinct node tags ``key`` (the factor tags of one SCM)."""
-    return sorted({n.tags[key] for n in nodes if key in n.tags})
+    return sorted({str(n.tags[key]) for n in nodes if key in n.tags})
 
 
-def generate_spec(config_id: str, mechanisms: Sequence[str] = SLICE_MECHANISMS,
-                  noises: Sequence[str] = SLICE_NOISES, roots: Sequence[str] = SLICE_ROOTS) -> SCMSpec:
+def _draw_equations(cid: S.ConfigId, a: np.ndarray, graph_record: Dict[str, Any], block: int,
+                    rng: np.random.Generator, config_id: str) -> SCMSpec:
+    d = cid.d
+    names = [f"X{i}" for i in range(d)]
+    stressors = S.difficulty(block, cid.slot)
+    dependency = S.root_dependency(block, cid.slot)
+    root_idx = [j for j in range(d) if not a[:, j].any()]
+    nonroot_idx = [j for j in range(d) if a[:, j].any()]
+    active_mech = sorted(rng.choice(MECHANISM_TAGS, size=_active_count(d, len(MECHANISM_TAGS), rng),
+                                    replace=False).tolist())
+    active_noise = sorted(rng.choice(PAPER_NOISES, size=_active_count(d, len(PAPER_NOISES), rng),
+                                     replace=False).tolist())
+    active_roots = sorted(rng.choice(PAPER_ROOTS, size=root_family_count(len(root_idx), len(PAPER_ROOTS), rng),
+                                     replace=False).tolist())
+    noise_of = dict(zip(nonroot_idx, assign_noises(len(nonroot_idx), active_noise, rng, d)))
+    nodes = []
+    for j in range(d):
+        parents = [names[i] for i in np.flatnonzero(a[:, j])]
+        tag = str(rng.choice(active_mech))
+        kinds = kinds_for_tag(tag)
+        kind = str(kinds[int(rng.integers(len(kinds)))])
+        node = node_from_components(names[j], parents, rng, mechanism=kind, noise=noise_of.get(j, "none"),
+                                    root=str(rng.choice(active_roots)), tags={"mechanism_kind": kind} if parents
+                                    else None)
+        if "high_noise" in stressors and node.noise is not None:
+            node = attrs.evolve(node, noise=ComponentSpec(kind=node.noise.kind, params={
+                **node.noise.params, "extra_scale": HIGH_NOISE_SCALE}))
+        nodes.append(node)
+    root_dependency = None
+    if dependency != "independent":
+        block_names = [names[j] for j in root_idx]
+        params = ROOT_DEPENDENCIES[dependency].draw(len(block_names), rng)
+        root_dependency = ComponentSpec(kind=dependency, params={**params, "nodes": block_names})
+        for j in root_idx:  # their marginals come from the joint block (column-standardised)
+            nodes[j] = attrs.evolve(nodes[j], tags={**nodes[j].tags, "root": f"dependent:{dependency}"},
+                                    root_distribution=ComponentSpec(kind="gaussian",
+                                                                    params={"loc": 0.0, "scale": 1.0}))
+    spec_stressors = [ComponentSpec(kind=s, params=STRESSORS[s].draw(d, names, rng))
+                      for s in stressors if s in STRESSORS]
+    metadata: Dict[str, Any] = {
+        "generator": GENERATOR_VERSION, "config_id": config_id, "release": cid.release,
+        **({"round": cid.round} if cid.round is not None else {}),
+        "graph": cid.graph, "d": d, "slot": cid.slot, **graph_record, "n_roots": len(root_idx),
+        "mechanisms": _used(nodes, "mechanism"), "noises": _used(nodes, "noise"), "roots": _used(nodes, "root"),
+        "active_mechanisms": active_mech, "active_noises": active_noise, "active_roots": active_roots,
+        "root_dependency": dependency,
+        "difficulty": list(stressors) or ["clean"], "difficulty_level": S.difficulty_level(stressors),
+    }
+    spec = SCMSpec(id=config_id, nodes=nodes, root_dependency=root_dependency, stressors=spec_stressors,
+                   metadata=metadata)
+    strength = ({names[j]: WEAK_SIGNAL_STRENGTH for j in nonroot_idx} if "weak_signal" in stressors else None)
+    return calibrate_outputs(spec, n=PILOT_N, seed=int(rng.integers(2**63)), strength=strength)
+
+
+def pilot_audit(spec: SCMSpec) -> List[str]:
+    """The App. A.2 dataset audits on a pilot obs table and a pilot obs+int table."""
+    from causalarena.audits import audit_cell
+
+    scm = spec.compile()
+    problems = []
+    for split in ("obs", "obs_int"):
+        problems += audit_cell(spec, PILOT_FAMILY, split, 0, scm=scm)
+        if problems:
+            break
+    return problems
+
+
+def generate_spec(config_id: str, key: Optional[str] = None) -> SCMSpec:
     """Generate the SCM of a configuration id, deterministically.
 
-    Steps: graph with validity filters (App. A.1/A.2) → active families →
-    node-level assignment → parameters drawn in the paper's ranges →
-    output calibration on a pilot sample → dataset audit (App. A.2) with
-    bounded resampling. Rejections are recorded in ``spec.metadata``.
+    Args:
+        config_id: ``er-d10-003`` (public), ``er-d10-r013`` (reserved) or
+            ``er-d10-f2-003`` (fresh round 2); see :mod:`.schedule`.
+        key: operator key for reserved/fresh ids (default: the environment
+            variable ``CAUSALARENA_RESERVED_KEY``).
+
+    Returns:
+        The audited :class:`SCMSpec`; ``spec.metadata`` holds the factor tags
+        and the resample statistics (graph and data attempts, rejection
+        reasons by key).
 
     Raises:
-        ValueError: malformed id or unknown component name.
-        RuntimeError: no configuration passes the audits.
+        ValueError: malformed id.
+        ReservedKeyError: reserved/fresh id without the key.
+        RuntimeError: no draw passed the audits in MAX_DATA_ATTEMPTS tries.
     """
-    graph, d, _ = parse_config_id(config_id)
-    for table, names, what in ((MECHANISMS, mechanisms, "mechanism"), (NOISES, noises, "noise"),
-                               (ROOT_DISTRIBUTIONS, roots, "root distribution")):
-        unknown = [n for n in names if n not in table]
-        if unknown:
-            raise ValueError(f"unknown {what}(s) {unknown}; registered: {sorted(table)}")
-    rng = np.random.default_rng(config_seed(config_id))
+    cid = S.parse_id(config_id)
+    rng = np.random.default_rng(S.config_seed(config_id, key=key))
+    block = S.block_index(cid.graph, cid.d)
+    min_roots = 1 if S.root_dependency(block, cid.slot) == "independent" else 2
     rejections: Dict[str, int] = {}
+    graph_attempts = 0
+    graph_rejections: Dict[str, int] = {}
+    a = graph_record = None
     for attempt in range(1, MAX_DATA_ATTEMPTS + 1):
-        a, graph_record = sample_graph(graph, d, rng)
-        names = [f"X{i}" for i in range(d)]
-        active_mech = sorted(rng.choice(mechanisms, size=_active_count(d, len(mechanisms), rng), replace=False))
-        active_noise = sorted(rng.choice(noises, size=_active_count(d, len(noises), rng), replace=False))
-        root_idx = [j for j in range(d) if not a[:, j].any()]
-        active_roots = sorted(rng.choice(roots, size=root_family_count(len(root_idx), len(roots), rng),
-                                         replace=False))
-        nodes = []
-        for j in range(d):
-            parents = [names[i] for i in np.flatnonzero(a[:, j])]
-            nodes.append(node_from_components(
-                names[j], parents, rng,
-                mechanism=str(rng.choice(active_mech)), noise=str(rng.choice(active_noise)),
-                root=str(rng.choice(active_roots)),
-            ))
-        metadata: Dict[str, Any] = {
-            "generator": GENERATOR_VERSION, "config_id": config_id, "graph": graph, "d": d,
-            **graph_record, "n_roots": len(root_idx),
-            "mechanisms": _used(nodes, "mechanism"), "noises": _used(nodes, "noise"),
-            "roots": _used(nodes, "root"),
-            "root_dependency": "independent", "difficulty": "clean",
-        }
-        spec = SCMSpec(id=config_id, nodes=nodes, metadata=metadata)
-        spec = calibrate_outputs(spec, n=2000, seed=config_seed(config_id) ^ attempt)
-        pilot = spec.compile().sample(2000, np.random.default_rng(attempt))
-        reason = data_audit(pilot, names)
-        if reason is None:
-            spec.metadata["data_attempts"] = attempt
-            spec.metadata["data_rejections"] = rejections
+        if a is None or (attempt - 1) % REDRAW_GRAPH_EVERY == 0:
+            a, graph_record = sample_graph(cid.graph, cid.d, rng, min_roots=min_roots)
+            graph_record = dict(graph_record)
+            graph_attempts += int(graph_record.pop("graph_attempts", 1))
+            for k, v in graph_record.pop("graph_rejections", {}).items():
+                graph_rejections[k] = graph_rejections.get(k, 0) + v
+        spec = _draw_equations(cid, a, graph_record, block, rng, config_id)
+        try:
+            problems = pilot_audit(spec)
+        except (FloatingPointError, ValueError) as exc:
+            problems = [f"non-finite pilot ({exc})"]
+        if not problems:
+            spec.metadata.update(graph_attempts=graph_attempts, graph_rejections=graph_rejections,
+                                 data_attempts=attempt, data_rejections=rejections)
             return spec
-        key = reason.split(" ")[0]
-        rejections[key] = rejections.get(key, 0) + 1
+        reason = problems[0].split(" ")[0]
+        if reason == "intervention":
+            reason = " ".join(problems[0].split(" ")[:2])
+        rejections[reason] = rejections.get(reason, 0) + 1
     raise RuntimeError(f"{config_id}: no SCM passed the audits in {MAX_DATA_ATTEMPTS} attempts: {rejections}")
 
 
+def edge_tags(spec: SCMSpec) -> List[Dict[str, Any]]:
+    """Edge-level factor tags: each edge i → j carries its child's equation tags (App. A.1)."""
+    out = []
+    for node in spec.nodes:
+        for p in node.parents:
+            out.append({"parent": p, "child": node.name, "mechanism": node.tags.get("mechanism"),
+                        "noise": node.tags.get("noise")})
+    return out
+
+
+def _tuple(value: Any, cast=str) -> Tuple[Any, ...]:
+    """A command-line scalar (``synthetic.dims=10``) or a list, as a tuple."""
+    if isinstance(value, (list, tuple)):
+        return tuple(cast(v) for v in value)
+    return (cast(value),)
+
+
 class SyntheticFamily(Family):
-    """Synthetic SCM grid.
+    """The synthetic SCM grid (App. A.1): 1,000 configurations, 500 public + 500 reserved.
 
     Options (``arena run --family-option synthetic.<key>=<value>``):
-        dims: dimensions (default ``(10, 20)``).
-        graphs: graph families (default ``("er", "sf")``).
-        per_cell: SCMs per graph family × dimension (default 2).
+        dims: dimensions (default ``10``; the grid has 10, 20, 30, 50, 100).
+        graphs: graph families (default: all 10).
+        per_cell: slots per graph family × dimension (default 2; at most 10
+            for ``pool=public`` or ``reserved``, 20 for ``all`` and fresh rounds).
+        pool: ``public`` (default), ``reserved`` or ``all`` (reserved and
+            fresh need ``CAUSALARENA_RESERVED_KEY``).
+        fresh: a round number R: draw the never-released configurations of
+            round R over the same grid instead (``arena run --fresh R``).
         n_replicates: replicates per split (default 5, App. B.1).
+
+    The default selection (d = 10, every graph family, the first two public
+    slots: one clean and one single-stressor SCM each) is the demo's; the
+    suites and ``arena audit`` select more.
     """
 
     name = "synthetic"
+    suites: ClassVar[Tuple[Suite, ...]] = ()
 
-    def __init__(self, dims: Sequence[int] = (10, 20), graphs: Sequence[str] = ("er", "sf"),
-                 per_cell: int = 2, n_replicates: int = 5, **options: Any) -> None:
+    def __init__(self, dims: Any = (10,), graphs: Any = None, per_cell: int = 2, pool: str = "public",
+                 fresh: Optional[int] = None, n_replicates: int = 5, **options: Any) -> None:
         if options:
             raise ValueError(f"synthetic: unknown option(s) {sorted(options)}; "
-                             "known: dims, graphs, per_cell, n_replicates")
+                             "known: dims, graphs, per_cell, pool, fresh, n_replicates")
         super().__init__()
         for name, value in (("per_cell", per_cell), ("n_replicates", n_replicates)):
-            if not isinstance(value, int) or value < 1:
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"synthetic: option {name} must be a positive integer, got {value!r}")
-        # a single value from the command line (``synthetic.dims=10``) is a scalar
-        self.dims = tuple(int(x) for x in ((dims,) if isinstance(dims, (int, str)) else dims))
-        self.graphs = tuple((graphs,) if isinstance(graphs, str) else graphs)
-        from .graphs import GENERATORS
-
-        unknown = [g for g in self.graphs if g not in GENERATORS]
+        try:
+            self.dims = _tuple(dims, int)
+        except (TypeError, ValueError):
+            raise ValueError(f"synthetic: option dims must be integers, got {dims!r}") from None
+        bad = [d for d in self.dims if d < 3]
+        if bad:
+            raise ValueError(f"synthetic: option dims needs d >= 3, got {bad}")
+        self.graphs = _tuple(graphs) if graphs is not None else S.graph_families()
+        unknown = [g for g in self.graphs if g not in S.graph_families()]
         if unknown:
-            raise ValueError(f"synthetic: unknown graph families {unknown}; known: {sorted(GENERATORS)}")
+            raise ValueError(f"synthetic: unknown graph families {unknown}; known: {list(S.graph_families())}")
+        if pool not in ("public", "reserved", "all"):
+            raise ValueError(f"synthetic: option pool must be public, reserved or all, got {pool!r}")
+        if fresh is not None:
+            if isinstance(fresh, bool) or not isinstance(fresh, int) or fresh < 1:
+                raise ValueError(f"synthetic: option fresh must be a round number >= 1, got {fresh!r}")
+        limit = S.SLOTS_PER_BLOCK if (pool == "all" or fresh is not None) else len(S.PUBLIC_SLOTS)
+        if per_cell > limit:
+            raise ValueError(f"synthetic: per_cell {per_cell} exceeds the {limit} slots of "
+                             f"{'a fresh round' if fresh is not None else f'pool={pool}'}")
         self.per_cell = int(per_cell)
+        self.pool = pool
+        self.fresh = fresh
         self.n_replicates = int(n_replicates)
         self._cache: Dict[str, SCMInstance] = {}
 
+    def slots(self) -> Tuple[int, ...]:
+        if self.fresh is not None or self.pool == "all":
+            return tuple(range(self.per_cell))
+        base = S.PUBLIC_SLOTS if self.pool == "public" else S.RESERVED_SLOTS
+        return base[: self.per_cell]
+
     def config_ids(self) -> List[str]:
-        return [f"{g}-d{d}-{k:03d}" for g in self.graphs for d in self.dims for k in range(self.per_cell)]
+        return [S.make_id(g, d, k, self.fresh) for g in self.graphs for d in self.dims for k in self.slots()]
 
     def instance(self, scm_id: str) -> SCMInstance:
         if scm_id not in self._cache:
@@ -194,3 +306,32 @@ class SyntheticFamily(Family):
 
     def instances(self) -> List[SCMInstance]:
         return [self.instance(cid) for cid in self.config_ids()]
+
+    def expected_counts(self) -> Dict[str, Dict[str, int]]:
+        """Counts the schedule prescribes for the selected ids (``arena audit`` compares them)."""
+        out: Dict[str, Dict[str, int]] = {"graph": {}, "d": {}, "root_dependency": {}, "difficulty_level": {},
+                                          "difficulty": {}}
+        for cid in map(S.parse_id, self.config_ids()):
+            block = S.block_index(cid.graph, cid.d)
+            stress = S.difficulty(block, cid.slot)
+            for key, value in (("graph", cid.graph), ("d", str(cid.d)),
+                               ("root_dependency", S.root_dependency(block, cid.slot)),
+                               ("difficulty_level", S.difficulty_level(stress))):
+                out[key][value] = out[key].get(value, 0) + 1
+            for s in stress or ("clean",):
+                out["difficulty"][s] = out["difficulty"].get(s, 0) + 1
+        return out
+
+
+#: App. A.2 suites: the d = 30 representative subset, 10 public SCMs per graph family
+SyntheticFamily.suites = (
+    Suite(name="sample-size", family="synthetic",
+          description="d = 30, 10 SCMs per graph family, n in {100, ..., 10000}, obs-only (App. A.2)",
+          family_options={"dims": (30,), "per_cell": 10, "pool": "public"}, splits=("obs",),
+          n_values=(100, 200, 500, 1000, 2000, 5000, 10000)),
+    Suite(name="intervention-protocols", family="synthetic",
+          description="d = 30, 100 SCMs, the six intervention protocols on obs+int (App. A.2)",
+          family_options={"dims": (30,), "per_cell": 10, "pool": "public"}, splits=("obs_int",),
+          protocols=("default", "fixed_setpoint", "parameter_shift", "high_fraction", "multi_target",
+                     "dense_mixed")),
+)
