@@ -152,7 +152,8 @@ class Noise(Component):
         return []
 
     @classmethod
-    def draw(cls, rng: np.random.Generator) -> Dict[str, Any]:  # pragma: no cover
+    def draw(cls, rng: np.random.Generator, k: Optional[int] = None) -> Dict[str, Any]:  # pragma: no cover
+        """Parameters in the paper's ranges; ``k`` = the node's number of parents (for parent-driven noise)."""
         raise NotImplementedError
 
 
@@ -917,7 +918,7 @@ def node_from_components(name: str, parents: Sequence[str], rng: np.random.Gener
     tags.setdefault("mechanism", MECHANISMS[mechanism].factor_tag())
     tags.setdefault("noise", noise)
     mech_spec = ComponentSpec(kind=mechanism, params=MECHANISMS[mechanism].draw(len(parents), rng))
-    noise_spec = None if noise == "none" else ComponentSpec(kind=noise, params=NOISES[noise].draw(rng))
+    noise_spec = None if noise == "none" else ComponentSpec(kind=noise, params=NOISES[noise].draw(rng, k=len(parents)))
     return NodeSpec(name=name, role="mechanism", parents=tuple(parents), mechanism=mech_spec,
                     noise=noise_spec, tags=tags)
 
