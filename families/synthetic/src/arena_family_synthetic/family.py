@@ -309,18 +309,7 @@ class SyntheticFamily(Family):
 
     def expected_counts(self) -> Dict[str, Dict[str, int]]:
         """Counts the schedule prescribes for the selected ids (``arena audit`` compares them)."""
-        out: Dict[str, Dict[str, int]] = {"graph": {}, "d": {}, "root_dependency": {}, "difficulty_level": {},
-                                          "difficulty": {}}
-        for cid in map(S.parse_id, self.config_ids()):
-            block = S.block_index(cid.graph, cid.d)
-            stress = S.difficulty(block, cid.slot)
-            for key, value in (("graph", cid.graph), ("d", str(cid.d)),
-                               ("root_dependency", S.root_dependency(block, cid.slot)),
-                               ("difficulty_level", S.difficulty_level(stress))):
-                out[key][value] = out[key].get(value, 0) + 1
-            for s in stress or ("clean",):
-                out["difficulty"][s] = out["difficulty"].get(s, 0) + 1
-        return out
+        return S.schedule_counts(self.config_ids())
 
 
 #: App. A.2 suites: the d = 30 representative subset, 10 public SCMs per graph family

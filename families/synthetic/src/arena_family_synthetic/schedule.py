@@ -165,16 +165,16 @@ def block_index(graph: str, d: int) -> int:
     return fams.index(graph) * len(DIMS) + DIMS.index(nearest)
 
 
-def schedule_counts(slots=tuple(range(SLOTS_PER_BLOCK))) -> Dict[str, Dict[str, int]]:
-    """Expected counts of the schedule over the whole grid (for ``arena audit``)."""
+def schedule_counts(config_ids) -> Dict[str, Dict[str, int]]:
+    """Counts the schedule prescribes for these ids (``arena audit`` compares the realised ones)."""
     counts: Dict[str, Dict[str, int]] = {"graph": {}, "d": {}, "root_dependency": {}, "difficulty_level": {},
                                          "difficulty": {}}
-    for b, (g, d) in enumerate(blocks()):
-        for k in slots:
-            stress = difficulty(b, k)
-            for key, value in (("graph", g), ("d", str(d)), ("root_dependency", root_dependency(b, k)),
-                               ("difficulty_level", difficulty_level(stress))):
-                counts[key][value] = counts[key].get(value, 0) + 1
-            for s in stress or ("clean",):
-                counts["difficulty"][s] = counts["difficulty"].get(s, 0) + 1
+    for cid in map(parse_id, config_ids):
+        block = block_index(cid.graph, cid.d)
+        stress = difficulty(block, cid.slot)
+        for key, value in (("graph", cid.graph), ("d", str(cid.d)), ("root_dependency", root_dependency(block, cid.slot)),
+                           ("difficulty_level", difficulty_level(stress))):
+            counts[key][value] = counts[key].get(value, 0) + 1
+        for s in stress or ("clean",):
+            counts["difficulty"][s] = counts["difficulty"].get(s, 0) + 1
     return counts
