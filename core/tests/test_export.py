@@ -65,9 +65,9 @@ def test_export_layout_and_roundtrip(tmp_path):
     folder = tmp_path / "test__toy_1"
     assert paths == [folder / "adjacency.csv", folder / "spec.json",
                      folder / "obs__rep0.parquet", folder / "obs__rep1.parquet",
-                     folder / "obs_int__rep0.parquet", folder / "obs_int__rep1.parquet"]
+                     folder / "obs_int__rep0.parquet", folder / "obs_int__rep1.parquet", folder / "factors.json"]
     assert json.loads((folder / "spec.json").read_text()) == {"id": "toy", "nodes": COLUMNS}
-    for p in paths[2:]:
+    for p in [q for q in paths if q.suffix == ".parquet"]:
         split, rep = p.stem.split("__rep")
         want = inst.dataset(split, int(rep), standardise=False)
         got = read_exported_table(p)
@@ -82,7 +82,7 @@ def test_export_layout_and_roundtrip(tmp_path):
 
 def test_parquet_columns_and_types(tmp_path):
     paths = export_instance(FixedInstance(), tmp_path, splits=["obs_int"], replicates=[0])
-    table = pq.read_table(paths[-1])
+    table = pq.read_table([q for q in paths if q.suffix == ".parquet"][-1])
     assert table.column_names == ["x", "y", "z w", "mask__x", "mask__y", "mask__z w", "regime"]
     assert str(table.schema.field("mask__y").type) == "bool"
     assert str(table.schema.field("regime").type) == "int64"
@@ -105,7 +105,7 @@ def test_adjacency_csv_content_by_hand(tmp_path):
 def test_no_spec_no_json_and_standardise_flag(tmp_path):
     paths = export_instance(FixedInstance(with_spec=False), tmp_path, splits=["obs"],
                             replicates=[1], standardise=True)
-    assert [p.name for p in paths] == ["adjacency.csv", "obs__rep1.parquet"]
+    assert [p.name for p in paths] == ["adjacency.csv", "obs__rep1.parquet", "factors.json"]
     assert read_exported_table(paths[1]).metadata["standardised"] is True
 
 
@@ -137,3 +137,26 @@ def test_foreign_parquet_without_metadata(tmp_path):
         read_exported_table(p)
     with pytest.raises(FileNotFoundError, match="exported table not found"):
         read_exported_table(tmp_path / "none.parquet")
+
+
+def test_factor_tags_audit_record_and_release_manifest(tmp_path):
+    from causalarena.export import write_release_manifest
+    from causalarena.family import SCMInstance
+    from causalarena.scm import SCMSpec, calibrate_outputs, node_from_components
+
+    rng = np.random.default_rng(0)
+    nodes = [node_from_components("A", [], rng), node_from_components("B", ["A"], rng, tags={"unit": "m"})]
+    spec = calibrate_outputs(SCMSpec(id="ab", nodes=nodes, metadata={"generator": "toy@1", "release": "public"}))
+    inst = SCMInstance(family="toy", scm_id="ab", spec=spec, n_replicates=1, factors=dict(spec.metadata))
+    paths = export_instance(inst, tmp_path)
+    names = [p.name for p in paths]
+    assert names[-2:] == ["factors.json", "audit.json"]
+    factors = json.loads((tmp_path / "toy__ab" / "factors.json").read_text())
+    assert factors["edges"] == [{"parent": "A", "child": "B", "mechanism": "linear", "noise": "gaussian"}]
+    assert factors["nodes"]["B"]["unit"] == "m" and factors["factors"]["generator"] == "toy@1"
+    audit = json.loads((tmp_path / "toy__ab" / "audit.json").read_text())
+    assert audit["passed"] is True and audit["tables"] == 2
+    manifest = json.loads(write_release_manifest(tmp_path, [inst], "arena export").read_text())
+    assert manifest["instances"] == [{"family": "toy", "scm_id": "ab", "folder": "toy__ab", "generator": "toy@1",
+                                      "release": "public", "audit_passed": True}]
+    assert manifest["audit_passed"] == 1

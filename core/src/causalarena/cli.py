@@ -516,7 +516,7 @@ def cmd_audit(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from .export import export_instance
+    from .export import export_instance, write_release_manifest
 
     registry = _registry()
     _positive("--replicates", args.replicates, integer=True)
@@ -527,6 +527,7 @@ def cmd_export(args) -> int:
         raise UsageError(f"--splits: unknown split(s) {unknown}; expected {list(SPLITS)}")
     families = _select(registry.families, _csv(args.family), "family(ies)")
     options = parse_family_options(args.family_option)
+    _apply_fresh(args, registry, families, options)
     instances = _instances(registry, families, options, _csv(args.scm))
     if not instances:
         raise UsageError("nothing to export (check --family and --scm)")
@@ -539,9 +540,12 @@ def cmd_export(args) -> int:
         written += len(export_instance(inst, args.out, splits=_csv(args.splits),
                                        replicates=(list(range(args.replicates))
                                                    if args.replicates is not None else None),
-                                       standardise=not args.raw))
-    _console().print(f"exported {len(instances)} instances ({written} files) to {args.out}/")
-    return 0
+                                       standardise=not args.raw, audit=not args.no_audit))
+    manifest = write_release_manifest(args.out, instances, command="arena " + " ".join(sys.argv[1:]))
+    failed = [e["scm_id"] for e in json.loads(manifest.read_text())["instances"] if e["audit_passed"] is False]
+    _console().print(f"exported {len(instances)} instances ({written + 1} files) to {args.out}/"
+                     + (f"; [red]audit failed for {failed[:10]}[/red]" if failed else ""))
+    return 1 if failed else 0
 
 
 # ---------------------------------------------------------------------------
@@ -616,6 +620,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--replicates", type=int, help="replicates per split")
     sp.add_argument("--raw", action="store_true", help="export raw (unstandardised) data")
     sp.add_argument("--out", default="arena-export")
+    sp.add_argument("--fresh", type=int, metavar="ROUND", help="export fresh round ROUND (needs the operator key)")
+    sp.add_argument("--no-audit", action="store_true", help="skip the audit records (audit.json)")
     sp.add_argument("--family-option", action="append", default=[], metavar="FAMILY.KEY=VALUE")
     sp.set_defaults(func=cmd_export)
     return p

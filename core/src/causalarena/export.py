@@ -6,6 +6,11 @@ Layout written by :func:`export_instance` for one instance::
         adjacency.csv               true graph, header row + index column of names, row = parent
         spec.json                   the SCM spec (only when the instance has .spec.to_json())
         <split>__rep<k>.parquet     one table per cell (split, replicate)
+        factors.json                factor tags: the SCM's, per node, per edge (child's equation)
+        audit.json                  App. A.2 audit record of these tables (SCM instances)
+
+:func:`write_release_manifest` adds ``release.json`` at the top: generator
+versions, families, instance ids, audit pass counts (never a key).
 
 Each Parquet table has one float64 column per variable (in order), one bool
 column ``mask__<var>`` per variable (True where the entry was set by an
@@ -136,7 +141,8 @@ def read_adjacency_csv(path: PathLike) -> Tuple[List[str], np.ndarray]:
 
 
 def export_instance(instance: Any, outdir: PathLike, splits: Optional[Iterable[str]] = None,
-                    replicates: Optional[Iterable[int]] = None, standardise: bool = False) -> List[Path]:
+                    replicates: Optional[Iterable[int]] = None, standardise: bool = False,
+                    audit: bool = True) -> List[Path]:
     """Write every requested cell of ``instance`` to ``outdir`` (layout in the module docstring).
 
     Args:
@@ -146,11 +152,14 @@ def export_instance(instance: Any, outdir: PathLike, splits: Optional[Iterable[s
         replicates: default ``range(instance.n_replicates)``.
         standardise: export standardised tables; default False (raw data,
             so that users can apply their own preprocessing).
+        audit: also write ``audit.json``, the App. A.2 audit record of the
+            exported tables (SCM instances only).
 
     Returns:
         Paths written, in order: ``adjacency.csv``, ``spec.json`` (when the
-        instance has a ``spec`` with ``to_json()``), then one Parquet file per
-        (split, replicate), splits outer.
+        instance has a ``spec`` with ``to_json()``), one Parquet file per
+        (split, replicate), splits outer, ``factors.json`` (factor tags:
+        SCM-level, node-level and edge-level), ``audit.json``.
 
     Raises:
         ValueError: a split the instance does not provide (from
@@ -189,6 +198,23 @@ def export_instance(instance: Any, outdir: PathLike, splits: Optional[Iterable[s
             p = folder / f"{_safe(split)}__rep{int(rep)}.parquet"
             pq.write_table(dataset_to_table(ds), p)
             written.append(p)
+    p = folder / "factors.json"
+    factors = {"factors": dict(getattr(instance, "factors", {}) or {})}
+    spec = getattr(instance, "spec", None)
+    if spec is not None and hasattr(spec, "nodes"):
+        # node-level tags, and edge-level tags from the child's equation (App. A.1)
+        factors["nodes"] = {n.name: dict(n.tags) for n in spec.nodes}
+        factors["edges"] = [{"parent": par, "child": n.name, "mechanism": n.tags.get("mechanism"),
+                             "noise": n.tags.get("noise")} for n in spec.nodes for par in n.parents]
+    p.write_text(json.dumps(factors, indent=2, sort_keys=True, default=_json_default), encoding="utf-8")
+    written.append(p)
+    if audit and hasattr(spec, "compile"):
+        from .audits import audit_instance
+
+        record = audit_instance(instance, splits, max(replicates) + 1 if replicates else 0)
+        p = folder / "audit.json"
+        p.write_text(json.dumps(record, indent=2, sort_keys=True, default=_json_default), encoding="utf-8")
+        written.append(p)
     return written
 
 
@@ -240,3 +266,28 @@ def read_exported_table(path: PathLike) -> Dataset:
     return Dataset(X=X, columns=columns, intervention_mask=mask, regime=regime,
                    true_adjacency=None if adj is None else np.asarray(adj, dtype=np.int8),
                    metadata=payload.get("metadata", {}))
+
+
+def write_release_manifest(outdir: PathLike, instances: Sequence[Any], command: str = "") -> Path:
+    """Write ``release.json``: what the release holds and how it was made.
+
+    Records, per instance, the family, id, generator (``factors["generator"]``
+    when present), release half (public/reserved/fresh) and the audit verdict
+    read back from its ``audit.json``; the operator key is never written.
+    """
+    outdir = Path(outdir)
+    entries = []
+    for inst in instances:
+        folder = outdir / _safe(f"{inst.family}__{inst.scm_id}")
+        audit_path = folder / "audit.json"
+        passed = json.loads(audit_path.read_text())["passed"] if audit_path.exists() else None
+        factors = dict(getattr(inst, "factors", {}) or {})
+        entries.append({"family": inst.family, "scm_id": inst.scm_id, "folder": folder.name,
+                        "generator": factors.get("generator"), "release": factors.get("release"),
+                        "audit_passed": passed})
+    manifest = {"format": "causalarena.release/1", "command": command, "instances": entries,
+                "audit_passed": sum(1 for e in entries if e["audit_passed"]),
+                "generators": sorted({str(e["generator"]) for e in entries if e["generator"]})}
+    p = outdir / "release.json"
+    p.write_text(json.dumps(manifest, indent=2, default=_json_default), encoding="utf-8")
+    return p
