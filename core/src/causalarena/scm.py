@@ -67,7 +67,7 @@ class Component:
             raise ValueError(f"{self.kind}: unknown parameter(s) {', '.join(hints)}; accepted: {list(allowed)}")
         self._params = dict(params)
         for key, value in params.items():
-            setattr(self, key, np.asarray(value, dtype=float) if isinstance(value, list) else value)
+            setattr(self, key, _numeric_array(value) if isinstance(value, list) else value)
         self.validate()
 
     @classmethod
@@ -90,6 +90,14 @@ class Component:
             v = self._params.get(n)
             if v is None or not float(v) > 0 or not math.isfinite(float(v)):
                 raise ValueError(f"{self.kind}: parameter {n!r} must be finite and > 0, got {v!r}")
+
+
+def _numeric_array(value: list) -> Any:
+    """A list parameter as a float array when it is numeric (weights, …); other lists (names) unchanged."""
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return value
 
 
 class RootDistribution(Component):
@@ -662,7 +670,11 @@ class SCMSpec:
                         f"{len(node.parents)} parents {list(node.parents)}"
                     )
             if node.noise is not None:
-                _build(NOISES, node.noise, f"{where}.noise")
+                noise = _build(NOISES, node.noise, f"{where}.noise")
+                k = noise.n_inputs() if hasattr(noise, "n_inputs") else None
+                if k is not None and k != len(node.parents):
+                    raise SpecError(f"{where}.noise: parameters are for {k} parents but the node has "
+                                    f"{len(node.parents)} parents {list(node.parents)}")
         for t in self.intervention_targets:
             if t not in seen:
                 raise SpecError(f"SCM {self.id!r}: intervention target {t!r} is not a node")
