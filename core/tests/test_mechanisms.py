@@ -517,3 +517,16 @@ def test_per_parent_counts_are_the_n_inputs():
         kind: 2 for kind in GOOD}
     clusters = MECHANISMS["discretisation"](mode="clusters", centroids=[[0.0] * 5] * 3, levels=[1.0, 2.0, 3.0])
     assert clusters.n_inputs() == 5
+
+
+def test_rank_activation_with_a_calibrated_reference_is_a_fixed_function():
+    """Known answer: reference quantiles [0, 1, 2, 4] → rank(u) is their piecewise-linear CDF."""
+    from causalarena.scm import MECHANISMS
+
+    m = MECHANISMS["activation"](weights=[1.0], bias=0.0, activation="rank", reference=[0.0, 1.0, 2.0, 4.0])
+    x = np.array([[-1.0], [0.5], [2.0], [3.0], [9.0]])
+    assert np.allclose(m(x), [0.0, 1 / 6, 2 / 3, 5 / 6, 1.0])
+    assert np.allclose(m(x[2:3]), [2 / 3])  # a row's value does not depend on the other rows
+    cal = MECHANISMS["activation"](weights=[2.0], bias=1.0, activation="rank").calibrate(
+        np.linspace(0.0, 1.0, 201)[:, None])
+    assert cal["reference"][0] == 1.0 and cal["reference"][-1] == 3.0 and len(cal["reference"]) == 101

@@ -608,11 +608,13 @@ class Activation(_CatalogueMechanism):
       else α(eᵘ − 1)) with the SELU constants; ``silu`` u·sigmoid(u);
     * ``modulo`` u mod ``period`` (in [0, period)); ``round``
       ``rounding_step`` · round(u / rounding_step) (ties to even, numpy);
-    * ``rank``: the empirical rank of u among the rows evaluated together,
-      scaled to [0, 1]. **Sample-dependent**: a row's value depends on the
-      other rows of the same call (a sample of n rows, or the subset of rows
-      a parameter-shift intervention re-evaluates), so rows are not
-      independent given their parents.
+    * ``rank``: the rank of u scaled to [0, 1]. With ``reference`` (a
+      sorted grid of quantiles of u, set by :meth:`calibrate` on the pilot
+      sample) it is the piecewise-linear CDF of that reference — a fixed
+      function, so rows stay independent given their parents and
+      interventions change only descendants. Without it, the empirical rank
+      among the rows evaluated together (**sample-dependent**; generators
+      always calibrate).
 
     ``period`` is required for (and only accepted with) ``modulo``,
     ``rounding_step`` likewise for ``round``. ``draw`` picks the activation
@@ -623,10 +625,19 @@ class Activation(_CatalogueMechanism):
     """
 
     kind = "activation"
-    parameters = ("weights", "bias", "activation", "period", "rounding_step")
+    parameters = ("weights", "bias", "activation", "period", "rounding_step", "reference")
     per_parent = ("weights",)
     scalars = ("bias",)
     ACTIVATIONS: ClassVar[Tuple[str, ...]] = tuple(_ACTIVATIONS)
+    #: quantiles kept in ``reference`` for the rank activation
+    RANK_REFERENCE_SIZE: ClassVar[int] = 101
+
+    def calibrate(self, parents: np.ndarray) -> Dict[str, Any]:
+        """Rank activation: store the pilot's quantile grid of u (a fixed CDF from then on)."""
+        if self.activation != "rank":
+            return {}
+        u = parents @ self.weights + self.bias
+        return {"reference": np.quantile(u, np.linspace(0.0, 1.0, self.RANK_REFERENCE_SIZE)).tolist()}
 
     def check(self) -> None:
         act = self._choice("activation", self.ACTIVATIONS)
@@ -636,9 +647,20 @@ class Activation(_CatalogueMechanism):
             self.period = self._positive_scalar("period")
         if act == "round":
             self.rounding_step = self._positive_scalar("rounding_step")
+        if "reference" in self._params and act != "rank":
+            raise ValueError(f"{self.kind}: parameter 'reference' is only accepted when activation is 'rank'")
+        if "reference" in self._params:
+            ref = np.asarray(self._params["reference"], dtype=float)
+            if ref.ndim != 1 or ref.size < 2 or not np.all(np.isfinite(ref)) or np.any(np.diff(ref) < 0):
+                raise ValueError(f"{self.kind}: 'reference' must be a sorted finite list of ≥ 2 quantiles")
+            self.reference = ref
 
     def __call__(self, parents):
-        return _ACTIVATIONS[self.activation](parents @ self.weights + self.bias, self)
+        u = parents @ self.weights + self.bias
+        if self.activation == "rank" and getattr(self, "reference", None) is not None:
+            ref = self.reference
+            return np.interp(u, ref, np.linspace(0.0, 1.0, ref.size))
+        return _ACTIVATIONS[self.activation](u, self)
 
     @classmethod
     def draw(cls, k, rng):

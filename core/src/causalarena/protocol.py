@@ -183,7 +183,7 @@ def sample_cell(spec, family: str, split: str, replicate: int, protocol: str = "
         mask = np.zeros_like(x, dtype=bool)
         regime = np.full(n_obs, -1, dtype=np.int64)
     else:
-        from .interventions import default_target_pool
+        from .interventions import default_target_pool, effective_target_pool
 
         info, apply = _protocol(protocol)
         n_obs, n_int = split_sizes(split, n, info.n_obs, info.n_int)
@@ -195,6 +195,8 @@ def sample_cell(spec, family: str, split: str, replicate: int, protocol: str = "
                 raise
             rng = np.random.default_rng(seed)  # a third-party protocol without the keyword
             x, mask, regime = apply(scm, n_obs, n_int, rng, pool)
+        # structural-only protocols (parameter shift, dense mixed) draw from their own pool
+        pool = effective_target_pool(protocol, scm, pool)
     x_struct = x
     if scm.observation_stressors:
         # own stream, so the structural values do not depend on the stressors

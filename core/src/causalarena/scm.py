@@ -195,6 +195,10 @@ class Mechanism(Component):
     def __call__(self, parents: np.ndarray) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
 
+    def calibrate(self, parents: np.ndarray) -> Dict[str, Any]:
+        """Parameter updates fixed on the pilot's parent values (n × k), e.g. a rank reference; default none."""
+        return {}
+
     @classmethod
     def draw(cls, k: int, rng: np.random.Generator) -> Dict[str, Any]:  # pragma: no cover
         raise NotImplementedError
@@ -964,6 +968,11 @@ def calibrate_outputs(spec: SCMSpec, n: int = 2000, seed: int = 0,
             x[:, j] = exo[:, j]
             continue
         pa = x[:, scm.parents[j]]
+        update = scm._mechanisms[j].calibrate(pa)
+        if update:
+            node = attrs.evolve(node, mechanism=ComponentSpec(kind=node.mechanism.kind,
+                                                              params={**node.mechanism.params, **update}))
+            scm._mechanisms[j] = _build(MECHANISMS, node.mechanism, node.name)
         f = scm._mechanisms[j](pa)
         loc, sd = float(np.mean(f)), float(np.std(f))
         if not (math.isfinite(loc) and math.isfinite(sd)) or sd < 1e-12:

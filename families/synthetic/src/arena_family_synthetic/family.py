@@ -35,7 +35,7 @@ import numpy as np
 from causalarena.distributions import PAPER_NOISES, PAPER_ROOTS
 from causalarena.family import Family, SCMInstance, Suite
 from causalarena.mechanisms import MECHANISM_TAGS, kinds_for_tag
-from causalarena.scm import (NOISES, ROOT_DEPENDENCIES, STRESSORS, ComponentSpec, SCMSpec, calibrate_outputs,
+from causalarena.scm import (ROOT_DEPENDENCIES, STRESSORS, ComponentSpec, SCMSpec, calibrate_outputs,
                              node_from_components)
 
 from . import GENERATOR_VERSION

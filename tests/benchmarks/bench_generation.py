@@ -1,0 +1,149 @@
+"""Generation speed of the synthetic family (issue 3 benchmark; not a pytest test).
+
+Two figures, each against a reference measured in the same process:
+
+1. **Linear-Gaussian sampling at d = 100, n = 1000**: ``SCM.sample`` (spec →
+   compiled sampler, topological propagation, per-node mechanism objects)
+   vs a plain numpy reference doing the same arithmetic: a topological loop
+   ``X[:, j] = X[:, pa(j)] @ w_j + b_j + e_j`` with the same graph and weights
+   (medians over repeats; the target is ≤ 1.5×).
+2. **The full pool**: regenerate and audit all 1,000 configurations
+   (public + reserved; both splits × 5 replicates = 10,000 tables of
+   n = 1000) with ``--jobs`` processes — what ``arena audit synthetic`` does
+   (target ≤ 3 minutes on 2 cores). Needs an operator key for the reserved
+   half; a throwaway key is set for the run when none is in the environment.
+
+Run::
+
+    python tests/benchmarks/bench_generation.py [--jobs 2] [--skip-pool] [--pool-fraction 1.0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+import numpy as np
+
+
+def linear_gaussian_spec(d: int = 100, density: float = 0.1, seed: int = 0):
+    from causalarena.scm import ComponentSpec, NodeSpec, SCMSpec
+
+    rng = np.random.default_rng(seed)
+    a = np.triu(rng.random((d, d)) < density, 1)
+    names = [f"X{i}" for i in range(d)]
+    nodes = []
+    for j in range(d):
+        parents = [names[i] for i in np.flatnonzero(a[:, j])]
+        if not parents:
+            nodes.append(NodeSpec(name=names[j], role="root",
+                                  root_distribution=ComponentSpec(kind="gaussian", params={"loc": 0.0, "scale": 1.0})))
+            continue
+        w = (rng.uniform(0.5, 2.0, len(parents)) * rng.choice([-1, 1], len(parents))).tolist()
+        nodes.append(NodeSpec(name=names[j], role="mechanism", parents=parents,
+                              mechanism=ComponentSpec(kind="linear", params={"weights": w, "bias": 0.0}),
+                              noise=ComponentSpec(kind="gaussian", params={"scale": float(rng.uniform(0.5, 2))})))
+    return SCMSpec(id="bench-linear", nodes=nodes)
+
+
+def numpy_reference(spec, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Plain numpy: the same topological loop, weights read once up front."""
+    names = spec.names
+    index = {nm: i for i, nm in enumerate(names)}
+    plan = []
+    for j in spec.topological_order():
+        node = spec.nodes[j]
+        if node.role == "root":
+            p = node.root_distribution.params
+            plan.append((j, None, None, 0.0, p["loc"], p["scale"]))
+        else:
+            plan.append((j, np.array([index[q] for q in node.parents]), np.asarray(node.mechanism.params["weights"]),
+                         node.mechanism.params["bias"], 0.0, node.noise.params["scale"]))
+    x = np.empty((n, len(names)))
+    for j, pa, w, b, loc, scale in plan:
+        e = rng.normal(loc, scale, n)
+        x[:, j] = e if pa is None else x[:, pa] @ w + b + e
+    return x
+
+
+def numpy_solve_reference(w_matrix: np.ndarray, scales: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Plain numpy, fully vectorised: X = E (I − W)⁻¹ for a linear SEM (rows of X are samples)."""
+    e = rng.standard_normal((n, scales.size)) * scales
+    return np.linalg.solve((np.eye(scales.size) - w_matrix).T, e.T).T
+
+
+def bench_linear(repeats: int = 30, n: int = 1000) -> None:
+    spec = linear_gaussian_spec()
+    scm = spec.compile()
+    ours, ref = [], []
+    for r in range(repeats):
+        t0 = time.perf_counter()
+        scm.sample(n, np.random.default_rng(r))
+        ours.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        numpy_reference(spec, n, np.random.default_rng(r))
+        ref.append(time.perf_counter() - t0)
+    d = spec.d
+    w_matrix = np.zeros((d, d))
+    scales = np.ones(d)
+    for j, node in enumerate(spec.nodes):
+        if node.role == "mechanism":
+            w_matrix[[spec.names.index(q) for q in node.parents], j] = node.mechanism.params["weights"]
+            scales[j] = node.noise.params["scale"]
+    solve = []
+    for r in range(repeats):
+        t0 = time.perf_counter()
+        numpy_solve_reference(w_matrix, scales, n, np.random.default_rng(r))
+        solve.append(time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    spec.compile().sample(n, np.random.default_rng(0))
+    with_compile = time.perf_counter() - t0
+    mo, mr = statistics.median(ours), statistics.median(ref)
+    print(f"linear-Gaussian d=100 n={n}: SCM.sample median {mo * 1e3:.2f} ms, numpy reference "
+          f"{mr * 1e3:.2f} ms -> ratio {mo / mr:.2f}x (target <= 1.5x); vectorised solve reference "
+          f"{statistics.median(solve) * 1e3:.2f} ms -> ratio {mo / statistics.median(solve):.2f}x; "
+          f"compile + sample {with_compile * 1e3:.1f} ms")
+
+
+def bench_pool(jobs: int, fraction: float) -> None:
+    from arena_family_synthetic import schedule as S
+    from arena_family_synthetic.family import SyntheticFamily
+    from causalarena.audits import audit_family, summarise_audit
+
+    os.environ.setdefault(S.KEY_ENV, "benchmark-throwaway-key")
+    ids = SyntheticFamily(dims=S.DIMS, pool="all", per_cell=20).config_ids()
+    if fraction < 1.0:
+        ids = ids[:: int(round(1 / fraction))]
+    t0 = time.perf_counter()
+    records = audit_family("synthetic", {"dims": S.DIMS, "pool": "all", "per_cell": 20}, ids, jobs=jobs)
+    wall = time.perf_counter() - t0
+    s = summarise_audit(records)
+    gen = sum(r.get("generate_seconds", 0) for r in records)
+    aud = sum(r.get("audit_seconds", 0) for r in records)
+    print(f"pool: {len(ids)} configurations, {s['tables']} tables, {jobs} processes: {wall:.1f} s wall "
+          f"(target <= 180 s for 1,000); generation {gen:.1f} s + audit {aud:.1f} s of process time; "
+          f"{s['passed']} pass; data attempts mean {np.mean(s['data_attempts']):.2f}; "
+          f"rejections {s['data_rejections']}; generation errors {len(s['generation_errors'])}")
+    by_d: dict = {}
+    for r in records:
+        d = r.get("factors", {}).get("d")
+        by_d.setdefault(d, []).append(r.get("generate_seconds", 0) + r.get("audit_seconds", 0))
+    print("  process seconds per configuration by d: " +
+          ", ".join(f"d={d}: {np.mean(v):.2f}" for d, v in sorted(by_d.items(), key=lambda kv: kv[0] or 0)))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--skip-pool", action="store_true")
+    ap.add_argument("--pool-fraction", type=float, default=1.0, help="audit every k-th configuration (quick look)")
+    args = ap.parse_args()
+    bench_linear()
+    if not args.skip_pool:
+        bench_pool(args.jobs, args.pool_fraction)
+
+
+if __name__ == "__main__":
+    main()
