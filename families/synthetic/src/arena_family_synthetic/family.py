@@ -51,7 +51,10 @@ WEAK_SIGNAL_STRENGTH = 0.45
 HIGH_NOISE_SCALE = 0.35
 MAX_DATA_ATTEMPTS = 30
 REDRAW_GRAPH_EVERY = 10
-PILOT_N = 2000
+PILOT_N = 1000
+#: the pilot's near-duplicate gate sits below the release threshold (0.99, App. A.2), so that a
+#: replicate's sampling noise rarely pushes a pair over it
+PILOT_MAX_ABS_CORR = 0.985
 PILOT_FAMILY = "synthetic-pilot"  # pilot tables use their own seeds, never a released cell's
 
 
@@ -158,10 +161,74 @@ def pilot_audit(spec: SCMSpec) -> List[str]:
     scm = spec.compile()
     problems = []
     for split in ("obs", "obs_int"):
-        problems += audit_cell(spec, PILOT_FAMILY, split, 0, scm=scm)
+        problems += audit_cell(spec, PILOT_FAMILY, split, 0, scm=scm, max_abs_corr=PILOT_MAX_ABS_CORR)
         if problems:
             break
     return problems
+
+
+def _redraw_nodes(spec: SCMSpec, names: Sequence[str], rng: np.random.Generator, high_noise: bool,
+                  new_kinds: Sequence[str] = ()) -> SCMSpec:
+    """Redraw the parameters of the named nodes.
+
+    Kinds are kept (so the factor tags stay), except for the nodes in
+    ``new_kinds`` (implicated again after a redraw: e.g. a noiseless
+    monotone copy of its parent, which no parameter draw can fix): they get a
+    new mechanism tag and a noise family other than "none", both from the
+    SCM's active families, and their tags follow.
+    """
+    from causalarena.scm import MECHANISMS, NOISES, ROOT_DISTRIBUTIONS
+
+    nodes = list(spec.nodes)
+    meta = spec.metadata
+    for i, node in enumerate(nodes):
+        if node.name in new_kinds and node.role == "mechanism":
+            tag = str(rng.choice(meta["active_mechanisms"]))
+            kinds = kinds_for_tag(tag)
+            kind = str(kinds[int(rng.integers(len(kinds)))])
+            noisy = [nz for nz in meta["active_noises"] if nz != "none"] or ["gaussian"]
+            noise_kind = str(rng.choice(noisy))
+            nodes[i] = attrs.evolve(
+                node, mechanism=ComponentSpec(kind=kind, params={}),
+                noise=ComponentSpec(kind=noise_kind, params={}),
+                tags={**node.tags, "mechanism": tag, "mechanism_kind": kind, "noise": noise_kind})
+    dep = spec.root_dependency
+    for i, node in enumerate(nodes):
+        if node.name not in names:
+            continue
+        if node.role == "root":
+            if dep is not None and node.name in dep.params["nodes"]:
+                block = list(dep.params["nodes"])
+                dep = ComponentSpec(kind=dep.kind, params={**ROOT_DEPENDENCIES[dep.kind].draw(len(block), rng),
+                                                           "nodes": block})
+            else:
+                kind = node.root_distribution.kind
+                nodes[i] = attrs.evolve(node, root_distribution=ComponentSpec(
+                    kind=kind, params=ROOT_DISTRIBUTIONS[kind].draw(rng)))
+            continue
+        k = len(node.parents)
+        mech = ComponentSpec(kind=node.mechanism.kind, params=MECHANISMS[node.mechanism.kind].draw(k, rng))
+        noise = node.noise
+        if noise is not None:
+            params = NOISES[noise.kind].draw(rng, k=k)
+            if high_noise:
+                params["extra_scale"] = HIGH_NOISE_SCALE
+            noise = ComponentSpec(kind=noise.kind, params=params)
+        nodes[i] = attrs.evolve(node, mechanism=mech, noise=noise)
+    metadata = {**meta, "mechanisms": _used(nodes, "mechanism"), "noises": _used(nodes, "noise")}
+    return attrs.evolve(spec, nodes=nodes, root_dependency=dep, metadata=metadata)
+
+
+def _implicated(problem: str, spec: SCMSpec) -> List[str]:
+    """The node(s) a pilot problem names; for a pair, the later one in causal order (its equation is redrawn)."""
+    import re
+
+    names = set(spec.names)
+    found = [t for t in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", problem.split("(")[0]) if t in names]
+    if problem.startswith("near-duplicate") and len(found) >= 2:
+        order = {spec.names[j]: pos for pos, j in enumerate(spec.topological_order())}
+        return [max(found[:2], key=order.__getitem__)]
+    return found[:1]
 
 
 def generate_spec(config_id: str, key: Optional[str] = None) -> SCMSpec:
@@ -178,6 +245,12 @@ def generate_spec(config_id: str, key: Optional[str] = None) -> SCMSpec:
         and the resample statistics (graph and data attempts, rejection
         reasons by key).
 
+    Bounded resampling: a pilot failure that names variables (near-duplicate
+    pair, near-constant column, dominant category) redraws the parameters of
+    the variable at fault (the later one of a pair) and recalibrates; other
+    failures, and every :data:`REDRAW_GRAPH_EVERY` attempts, redraw the graph
+    and all equations; at most :data:`MAX_DATA_ATTEMPTS` attempts.
+
     Raises:
         ValueError: malformed id.
         ReservedKeyError: reserved/fresh id without the key.
@@ -187,18 +260,28 @@ def generate_spec(config_id: str, key: Optional[str] = None) -> SCMSpec:
     rng = np.random.default_rng(S.config_seed(config_id, key=key))
     block = S.block_index(cid.graph, cid.d)
     min_roots = 1 if S.root_dependency(block, cid.slot) == "independent" else 2
+    stressors = S.difficulty(block, cid.slot)
     rejections: Dict[str, int] = {}
     graph_attempts = 0
     graph_rejections: Dict[str, int] = {}
-    a = graph_record = None
+    spec: Optional[SCMSpec] = None
+    redraw: List[str] = []
+    implicated: Dict[str, int] = {}
     for attempt in range(1, MAX_DATA_ATTEMPTS + 1):
-        if a is None or (attempt - 1) % REDRAW_GRAPH_EVERY == 0:
+        if spec is None or not redraw or (attempt - 1) % REDRAW_GRAPH_EVERY == 0:
             a, graph_record = sample_graph(cid.graph, cid.d, rng, min_roots=min_roots)
             graph_record = dict(graph_record)
             graph_attempts += int(graph_record.pop("graph_attempts", 1))
             for k, v in graph_record.pop("graph_rejections", {}).items():
                 graph_rejections[k] = graph_rejections.get(k, 0) + v
-        spec = _draw_equations(cid, a, graph_record, block, rng, config_id)
+            spec = _draw_equations(cid, a, graph_record, block, rng, config_id)
+            implicated = {}
+        else:
+            strength = ({n.name: WEAK_SIGNAL_STRENGTH for n in spec.nodes if n.role == "mechanism"}
+                        if "weak_signal" in stressors else None)
+            again = [name for name in redraw if implicated.get(name, 0) >= 2]
+            spec = calibrate_outputs(_redraw_nodes(spec, redraw, rng, "high_noise" in stressors, again), n=PILOT_N,
+                                     seed=int(rng.integers(2**63)), strength=strength)
         try:
             problems = pilot_audit(spec)
         except (FloatingPointError, ValueError) as exc:
@@ -211,6 +294,12 @@ def generate_spec(config_id: str, key: Optional[str] = None) -> SCMSpec:
         if reason == "intervention":
             reason = " ".join(problems[0].split(" ")[:2])
         rejections[reason] = rejections.get(reason, 0) + 1
+        local = ("near-duplicate", "near-constant", "dominant-category", "boundary-mass")
+        redraw = sorted({name for p in problems if p.split(" ")[0] in local for name in _implicated(p, spec)})
+        if any(p.split(" ")[0] not in local for p in problems):
+            redraw = []  # anything else: a new graph and new equations
+        for name in redraw:
+            implicated[name] = implicated.get(name, 0) + 1
     raise RuntimeError(f"{config_id}: no SCM passed the audits in {MAX_DATA_ATTEMPTS} attempts: {rejections}")
 
 
