@@ -386,6 +386,12 @@ def hard_resampling(scm, n_obs: int, n_int: int, rng: np.random.Generator, targe
 
     Source: CausalArena paper, App. A.1 "Interventions" and App. A.2 "Default resampling".
     """
+    return _single_target(scm, n_obs, n_int, rng, target_pool, lambda t, pool, base: _hard_values(rng, t, base),
+                          return_exogenous)
+
+
+def _single_target(scm, n_obs, n_int, rng, target_pool, values_for, return_exogenous):
+    """One balanced target per interventional row, hard-set to ``values_for(targets, pool, baseline)``."""
     pool = _check_pool(target_pool, scm.d)
     n = n_obs + n_int
     exo = scm.draw_exogenous(n, rng)
@@ -395,7 +401,7 @@ def hard_resampling(scm, n_obs: int, n_int: int, rng: np.random.Generator, targe
     mask = np.zeros((n, scm.d), dtype=bool)
     mask[rows, targets] = True
     values = np.zeros((n, scm.d))
-    values[rows, targets] = _hard_values(rng, targets, base)
+    values[rows, targets] = values_for(targets, pool, base)
     return _finish(base.propagate(scm, exo, mask, values, n_obs), mask, exo, return_exogenous)
 
 
@@ -420,17 +426,8 @@ def fixed_setpoint(scm, n_obs: int, n_int: int, rng: np.random.Generator, target
 
     Returns, raises: as :func:`hard_resampling`.
     """
-    pool = _check_pool(target_pool, scm.d)
-    n = n_obs + n_int
-    exo = scm.draw_exogenous(n, rng)
-    base = _Baseline(scm, exo, n_obs, pool)
-    targets = balanced_assignment(pool, n_int, rng)
-    rows = np.arange(n_obs, n)
-    mask = np.zeros((n, scm.d), dtype=bool)
-    mask[rows, targets] = True
-    values = np.zeros((n, scm.d))
-    values[rows, targets] = _setpoint_values(rng, targets, pool, base)
-    return _finish(base.propagate(scm, exo, mask, values, n_obs), mask, exo, return_exogenous)
+    return _single_target(scm, n_obs, n_int, rng, target_pool,
+                          lambda t, pool, base: _setpoint_values(rng, t, pool, base), return_exogenous)
 
 
 def parameter_shift(scm, n_obs: int, n_int: int, rng: np.random.Generator, target_pool: Sequence[int], *,
