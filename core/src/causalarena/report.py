@@ -290,6 +290,8 @@ def failure_table(runs: pd.DataFrame) -> pd.DataFrame:
 #: by marginal variance alone (sortnregress) would find its causal order
 #: (Reisach et al. 2021)
 VARSORTABILITY_FLAG = (0.1, 0.9)
+#: factor tags the written report also slices sortability by (when runs carry them)
+SORTABILITY_SLICES = ("graph", "d", "difficulty_level", "root_dependency")
 
 
 def sortability_table(runs: pd.DataFrame, slice_by: Optional[str] = None) -> pd.DataFrame:
@@ -383,6 +385,8 @@ def write_report(runs: pd.DataFrame, outdir: Any,
                                               "runs.parquet", "failures.csv", "sortability.csv", "leaderboard.md")}
     sortab = sortability_table(runs)
     sortab.to_csv(paths["sortability.csv"], index=False)
+    slices = {key: sortability_table(runs, slice_by=key) for key in SORTABILITY_SLICES}
+    slices = {key: t for key, t in slices.items() if len(t)}
     numeric.to_csv(paths["leaderboard.csv"], index=False)
     numeric.to_parquet(paths["leaderboard.parquet"], index=False)
     runs.to_parquet(paths["runs.parquet"], index=False)
@@ -403,6 +407,8 @@ def write_report(runs: pd.DataFrame, outdir: Any,
                "order (a benchmark artefact); 0.5 is chance. Flagged: family mean above "
                f"{VARSORTABILITY_FLAG[1]} or below {VARSORTABILITY_FLAG[0]}.", "",
                to_markdown(sortab.round(3), index=False)]
+        for key, t in slices.items():
+            md += ["", f"### By {key}", "", to_markdown(t.round(3), index=False)]
     paths["leaderboard.md"].write_text("\n".join(md), encoding="utf-8")
     return paths
 
