@@ -6,7 +6,7 @@ import pytest
 
 from conftest import fake_distribution, run_arena
 
-METHODS = {"randomregress", "sortnregress", "pc", "ges", "direct_lingam", "dagma"}
+METHODS = {"randomregress", "sortnregress", "pc", "ges", "gies", "direct_lingam", "dagma"}
 
 
 def test_arena_plugins_lists_everything_with_distribution_and_version(plugins_json):

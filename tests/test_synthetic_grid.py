@@ -60,15 +60,21 @@ def test_sample_size_suite_runs_one_grid_per_n(tmp_path):
 
 
 def test_intervention_protocol_suite_runs_the_six_protocols(tmp_path):
-    proc = run_arena("run", "--suite", "intervention-protocols", "--methods", "randomregress", *SMALL,
-                     "--replicates", "1", "--no-progress", "--results", str(tmp_path))
+    # the suite's d = 30 narrowed to d = 10 (user options override the suite's) to keep CI fast
+    proc = run_arena("run", "--suite", "intervention-protocols", "--methods", "randomregress,gies", *SMALL,
+                     "--family-option", "synthetic.dims=10", "--replicates", "1", "--no-progress",
+                     "--results", str(tmp_path))
     assert "suite 'intervention-protocols': 6 grids" in proc.stdout
     runs = pd.read_parquet(tmp_path / "runs.parquet")
-    assert set(runs["protocol"]) == {"default", "fixed_setpoint", "parameter_shift", "high_fraction",
-                                     "multi_target", "dense_mixed"}
-    assert set(runs["split"]) == {"obs_int"}
-    # randomregress does not consume interventions: missing, not failed (App. B.1)
-    assert set(runs["status"]) == {"unsupported"}
+    protocols = {"default", "fixed_setpoint", "parameter_shift", "high_fraction", "multi_target", "dense_mixed"}
+    assert set(runs["protocol"]) == protocols and set(runs["split"]) == {"obs_int"}
+    status = runs.set_index(["method", "protocol"])["status"]
+    # randomregress does not consume interventions: missing, not failed (App. B.1); GIES does
+    assert {status["randomregress", p] for p in protocols} == {"unsupported"}
+    assert {status["gies", p] for p in protocols} == {"ok"}
+    board = pd.read_csv(tmp_path / "leaderboard.csv")
+    gies_rows = board[board["method"].str.startswith("gies [protocol=") & (board["family"] == "synthetic")]
+    assert len(gies_rows) == 6 and gies_rows["f1_mean"].between(0, 1).all()
 
 
 def test_suite_rejects_conflicting_options(tmp_path):
