@@ -15,7 +15,7 @@ Two figures, each against a reference measured in the same process:
 
 Run::
 
-    python tests/benchmarks/bench_generation.py [--jobs 2] [--skip-pool] [--pool-fraction 1.0]
+    python tests/benchmarks/bench_generation.py [--jobs 2] [--skip-pool] [--pool-fraction 1.0] [--out FILE]
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def bench_linear(repeats: int = 30, n: int = 1000) -> None:
           f"compile + sample {with_compile * 1e3:.1f} ms")
 
 
-def bench_pool(jobs: int, fraction: float) -> None:
+def bench_pool(jobs: int, fraction: float, out: str = "") -> None:
     from arena_family_synthetic import schedule as S
     from arena_family_synthetic.family import SyntheticFamily
     from causalarena.audits import audit_family, summarise_audit
@@ -120,6 +120,15 @@ def bench_pool(jobs: int, fraction: float) -> None:
     records = audit_family("synthetic", {"dims": S.DIMS, "pool": "all", "per_cell": 20}, ids, jobs=jobs)
     wall = time.perf_counter() - t0
     s = summarise_audit(records)
+    if out:
+        import json
+
+        with open(out, "w", encoding="utf-8") as fh:
+            for r in records:
+                fh.write(json.dumps({k: v for k, v in r.items() if k != "node_tags"}, default=str) + "\n")
+    for r in records:
+        if not r["passed"]:
+            print(f"  FAIL {r['scm_id']}: {r.get('generation_error') or r['failures'][:2]}")
     gen = sum(r.get("generate_seconds", 0) for r in records)
     aud = sum(r.get("audit_seconds", 0) for r in records)
     print(f"pool: {len(ids)} configurations, {s['tables']} tables, {jobs} processes: {wall:.1f} s wall "
@@ -139,10 +148,11 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--skip-pool", action="store_true")
     ap.add_argument("--pool-fraction", type=float, default=1.0, help="audit every k-th configuration (quick look)")
+    ap.add_argument("--out", default="", help="write the audit records (JSON lines) here")
     args = ap.parse_args()
     bench_linear()
     if not args.skip_pool:
-        bench_pool(args.jobs, args.pool_fraction)
+        bench_pool(args.jobs, args.pool_fraction, args.out)
 
 
 if __name__ == "__main__":

@@ -33,11 +33,6 @@ MAX_ABS_CORR = 0.99
 DISCRETE_MAX_LEVELS = 20
 
 
-def _top_share(col: np.ndarray) -> float:
-    _, counts = np.unique(col, return_counts=True)
-    return float(counts.max()) / col.size
-
-
 def _ranks(x: np.ndarray) -> np.ndarray:
     """Column-wise average ranks (ties share their mean rank), as scipy.stats.rankdata."""
     from scipy.stats import rankdata
@@ -74,15 +69,20 @@ def audit_table(x: np.ndarray, names: Sequence[str], boundaries: Optional[Mappin
     n, d = x.shape
     sd = x.std(axis=0)
     scale = np.maximum(np.abs(x).max(axis=0), 1.0)
+    # one sort for every column: distinct levels and the longest run of equal values
+    xs = np.sort(x, axis=0)
+    new_level = np.vstack([np.ones((1, d), dtype=bool), xs[1:] != xs[:-1]])
+    levels = new_level.sum(axis=0)
     for j in range(d):
-        col = x[:, j]
-        levels = np.unique(col).size
         if sd[j] <= 1e-8 * scale[j]:
             problems.append(f"near-constant column {names[j]} (sd {sd[j]:.2g})")
             continue
-        share = _top_share(col)
+        if levels[j] == n:
+            continue  # all values distinct: no dominant value
+        starts = np.flatnonzero(new_level[:, j])
+        share = float(np.diff(np.append(starts, n)).max()) / n
         if share > MAX_CATEGORY_SHARE:
-            kind = "dominant-category" if levels <= DISCRETE_MAX_LEVELS else "near-constant"
+            kind = "dominant-category" if levels[j] <= DISCRETE_MAX_LEVELS else "near-constant"
             problems.append(f"{kind} {names[j]}: one value on {share:.1%} of rows")
     xs = x if x_structural is None else np.asarray(x_structural, dtype=float)
     for j, points in (boundaries or {}).items():
