@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import numpy as np
 import pytest
 
@@ -121,7 +122,9 @@ def test_export_roundtrip_of_sachs(tmp_path, inst):
     from causalarena.export import read_adjacency_csv, read_exported_table, export_instance
 
     paths = export_instance(inst, tmp_path)
-    assert [p.name for p in paths] == ["adjacency.csv", "obs__rep0.parquet"]
+    # a real table has no executable spec: no spec.json and no audit record, but its factor tags
+    assert [p.name for p in paths] == ["adjacency.csv", "obs__rep0.parquet", "factors.json"]
+    assert json.loads(paths[2].read_text())["factors"]["source"]
     back = read_exported_table(paths[1])
     assert back.to_npz_bytes() == inst.dataset("obs", 0, standardise=False).to_npz_bytes()
     cols, A = read_adjacency_csv(paths[0])
