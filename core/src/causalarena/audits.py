@@ -191,6 +191,8 @@ def _audit_one(task) -> Dict[str, Any]:
     try:
         fam = get_registry().family(family).load()(**options)
         inst = fam.instance(scm_id)
+        if getattr(inst, "error", None):  # the family could not generate it (e.g. audits exhausted)
+            raise RuntimeError(inst.error)
         t1 = time.perf_counter()
         record = audit_instance(inst, splits, replicates, protocol)
         record["factors"] = {k: v for k, v in dict(inst.factors).items()

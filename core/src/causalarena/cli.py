@@ -261,6 +261,9 @@ def cmd_show(args) -> int:
     fam = _family_object(registry, family, parse_family_options(args.family_option).get(family, {}))
     if not sep or not scm_id:  # `arena show synthetic`: list the instance ids
         for inst in fam.instances():
+            if getattr(inst, "error", None):
+                print(f"{family}/{inst.scm_id}\tnot generated: {inst.error}")
+                continue
             d = inst.true_adjacency().shape[0]
             print(f"{family}/{inst.scm_id}\td={d}\tsplits={','.join(inst.splits)}\treplicates={inst.n_replicates}")
         return 0

@@ -182,3 +182,18 @@ def test_suites_are_declared():
     assert len(suites["intervention-protocols"].protocols) == 6
     fam = SyntheticFamily(**suites["sample-size"].family_options)
     assert len(fam.config_ids()) == 100 and {S.parse_id(i).d for i in fam.config_ids()} == {30}
+
+
+def test_a_configuration_that_exhausts_its_audits_fails_its_cells_not_the_run(monkeypatch):
+    import arena_family_synthetic.family as F
+
+    def exhausted(config_id, key=None):
+        raise RuntimeError(f"{config_id}: no SCM passed the audits in 30 attempts: {{'near-duplicate': 30}}")
+
+    monkeypatch.setattr(F, "generate_spec", exhausted)
+    fam = SyntheticFamily(graphs="er", per_cell=1)
+    (inst,) = fam.instances()
+    assert inst.scm_id == "er-d10-000" and "near-duplicate" in inst.error
+    with pytest.raises(RuntimeError, match="er-d10-000 was not generated: .*30 attempts"):
+        inst.dataset("obs", 0)
+    assert len(inst.fingerprint()) == 16

@@ -33,7 +33,7 @@ import attrs
 import numpy as np
 
 from causalarena.distributions import PAPER_NOISES, PAPER_ROOTS
-from causalarena.family import Family, SCMInstance, Suite
+from causalarena.family import Family, Instance, SCMInstance, Suite
 from causalarena.mechanisms import MECHANISM_TAGS, kinds_for_tag
 from causalarena.scm import (ROOT_DEPENDENCIES, STRESSORS, ComponentSpec, SCMSpec, calibrate_outputs,
                              node_from_components)
@@ -274,18 +274,21 @@ def generate_spec(config_id: str, key: Optional[str] = None) -> SCMSpec:
             graph_attempts += int(graph_record.pop("graph_attempts", 1))
             for k, v in graph_record.pop("graph_rejections", {}).items():
                 graph_rejections[k] = graph_rejections.get(k, 0) + v
-            spec = _draw_equations(cid, a, graph_record, block, rng, config_id)
+            with np.errstate(all="ignore"):
+                spec = _draw_equations(cid, a, graph_record, block, rng, config_id)
             implicated = {}
         else:
             strength = ({n.name: WEAK_SIGNAL_STRENGTH for n in spec.nodes if n.role == "mechanism"}
                         if "weak_signal" in stressors else None)
             again = [name for name in redraw if implicated.get(name, 0) >= 2]
-            spec = calibrate_outputs(_redraw_nodes(spec, redraw, rng, "high_noise" in stressors, again), n=PILOT_N,
-                                     seed=int(rng.integers(2**63)), strength=strength)
+            with np.errstate(all="ignore"):
+                spec = calibrate_outputs(_redraw_nodes(spec, redraw, rng, "high_noise" in stressors, again),
+                                         n=PILOT_N, seed=int(rng.integers(2**63)), strength=strength)
         try:
-            problems = pilot_audit(spec)
-        except (FloatingPointError, ValueError) as exc:
-            problems = [f"non-finite pilot ({exc})"]
+            with np.errstate(all="ignore"):  # overflow is what the audit is for: it rejects, it need not warn
+                problems = pilot_audit(spec)
+        except (ArithmeticError, ValueError) as exc:
+            problems = [f"non-finite pilot ({type(exc).__name__}: {exc})"]
         if not problems:
             spec.metadata.update(graph_attempts=graph_attempts, graph_rejections=graph_rejections,
                                  data_attempts=attempt, data_rejections=rejections)
@@ -311,6 +314,30 @@ def edge_tags(spec: SCMSpec) -> List[Dict[str, Any]]:
             out.append({"parent": p, "child": node.name, "mechanism": node.tags.get("mechanism"),
                         "noise": node.tags.get("noise")})
     return out
+
+
+@attrs.define(eq=False)
+class FailedInstance(Instance):
+    """A configuration whose generation failed its audits: every cell fails with the reason."""
+
+    family: str
+    scm_id: str
+    error: str
+    n_replicates: int = 5
+    splits: Sequence[str] = ("obs", "obs_int")
+    factors: Dict[str, Any] = attrs.field(factory=dict)
+
+    def dataset(self, split: str, replicate: int, standardise: bool = True, protocol: str = "default",
+                n: Optional[int] = None):
+        raise RuntimeError(f"{self.family}/{self.scm_id} was not generated: {self.error}")
+
+    def true_adjacency(self):
+        raise RuntimeError(f"{self.family}/{self.scm_id} was not generated: {self.error}")
+
+    def fingerprint(self) -> str:
+        import hashlib
+
+        return hashlib.sha256(self.error.encode()).hexdigest()[:16]
 
 
 def _tuple(value: Any, cast=str) -> Tuple[Any, ...]:
@@ -386,9 +413,20 @@ class SyntheticFamily(Family):
     def config_ids(self) -> List[str]:
         return [S.make_id(g, d, k, self.fresh) for g in self.graphs for d in self.dims for k in self.slots()]
 
-    def instance(self, scm_id: str) -> SCMInstance:
+    def instance(self, scm_id: str) -> Any:
+        """The instance of an id; a configuration no draw could pass the audits for becomes a
+        :class:`FailedInstance` (its cells are recorded as failed with the reason, the run goes on).
+
+        Raises:
+            ValueError: malformed id; ReservedKeyError: reserved/fresh id without the key.
+        """
         if scm_id not in self._cache:
-            spec = generate_spec(scm_id)
+            try:
+                spec = generate_spec(scm_id)
+            except RuntimeError as exc:
+                self._cache[scm_id] = FailedInstance(family=self.name, scm_id=scm_id, error=str(exc),
+                                                     n_replicates=self.n_replicates)
+                return self._cache[scm_id]
             self._cache[scm_id] = SCMInstance(family=self.name, scm_id=scm_id, spec=spec,
                                               n_replicates=self.n_replicates, factors=dict(spec.metadata))
         return self._cache[scm_id]
