@@ -22,7 +22,11 @@ def test_arena_plugins_lists_everything_with_distribution_and_version(plugins_js
     assert by_kind["intervention"]["default"]["distribution"] == "causal-arena"
     assert len(by_kind["metric"]) >= 8
     assert {"precision", "recall", "f1", "shd", "nshd", "sid", "auroc", "ap"} <= set(by_kind["metric"])
-    assert all(r["version"] == "0.1.0" for r in rows if r["kind"] != "error")
+    from importlib.metadata import version
+
+    # every record carries its distribution's installed version
+    assert all(r["version"] == version(r["distribution"]) for r in rows if r["kind"] != "error")
+    assert by_kind["family"]["synthetic"]["version"] == "0.2.0"
     assert "error" not in by_kind
 
 

@@ -65,7 +65,10 @@ def test_extra_plugin_records_are_typed_and_named():
 
 def test_duplicate_names_name_both_distributions():
     plugin = _plugin("p2", arena_metrics=lambda: [MetricInfo(name="f1", factory="x:m")])
-    with pytest.raises(DuplicatePluginError, match="'f1' is provided by both causal-arena 0.1.0 and dist-p2"):
+    from importlib.metadata import version
+
+    core = f"causal-arena {version('causal-arena')}".replace(".", r"\.")
+    with pytest.raises(DuplicatePluginError, match=f"'f1' is provided by both {core} and dist-p2"):
         get_registry(strict=True, extra_plugins=[plugin])
 
 
@@ -94,3 +97,11 @@ def test_a_raising_hook_is_reported_or_strict_error():
 def test_record_validation(kwargs, message):
     with pytest.raises(ValueError, match=message):
         MethodInfo(**kwargs)
+
+
+def test_package_version_matches_the_distribution_metadata():
+    from importlib.metadata import version
+
+    import causalarena
+
+    assert causalarena.__version__ == version("causal-arena")
