@@ -236,3 +236,16 @@ def test_n_override_runs_are_separate_leaderboard_rows():
             for n, f1 in ((100, 0.2), (1000, 0.8))]
     table = R.leaderboard_numeric(pd.DataFrame(rows), ("f1",))
     assert set(table["method"]) == {"pc [n=100]", "pc [n=1000]"}
+
+
+def test_printed_leaderboard_keeps_configuration_labels():
+    """"pc [raw]" must not be swallowed as rich markup (it was: both rows printed as "pc")."""
+    from rich.console import Console
+
+    runs = pd.DataFrame([dict(family="f", scm_id="s", split="obs", replicate=0, method="pc", status="ok", f1=f1,
+                              shd=1.0, standardise=std, protocol="default", params="{}")
+                         for std, f1 in ((True, 0.5), (False, 0.9))])
+    console = Console(record=True, width=250)
+    R.print_report(runs, console=console, metrics=("f1",))
+    text = console.export_text()
+    assert "pc [raw]" in text and "pc [std]" in text

@@ -426,6 +426,7 @@ def print_report(runs: pd.DataFrame, console: Optional[Any] = None,
         ValueError: as :func:`leaderboard_numeric`.
     """
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = console or Console()
@@ -436,7 +437,8 @@ def print_report(runs: pd.DataFrame, console: Optional[Any] = None,
     for col in table.columns:
         rich_table.add_column(str(col), justify="right")
     for method, row in table.iterrows():
-        rich_table.add_row(str(method), *[str(v) for v in row.tolist()])
+        # escape: labels such as "pc [raw]" would otherwise be read as rich markup and vanish
+        rich_table.add_row(escape(str(method)), *[escape(str(v)) for v in row.tolist()])
     console.print(rich_table)
     failures = failure_table(runs)
     failed = failures[failures[list(FAILURE_STATUSES)].sum(axis=1) > 0]
@@ -445,8 +447,8 @@ def print_report(runs: pd.DataFrame, console: Optional[Any] = None,
         for col in ["method", "family", "split", *FAILURE_STATUSES]:
             ftable.add_column(col)
         for _, row in failed.iterrows():
-            ftable.add_row(*[str(row[c]) for c in ["method", "family", "split",
-                                                   *FAILURE_STATUSES]])
+            ftable.add_row(*[escape(str(row[c])) for c in ["method", "family", "split",
+                                                           *FAILURE_STATUSES]])
         console.print(ftable)
     sortab = sortability_table(runs)
     if len(sortab):
