@@ -285,18 +285,30 @@ def cmd_show(args) -> int:
 
 def _instances(registry, families: List[Any], options: Dict[str, Dict[str, Any]], scm_ids: Optional[List[str]]):
     out = []
+    unmatched = set(scm_ids or ())
     for info in families:
         fam = _family_object(registry, info.name, options.get(info.name, {}))
         try:
-            if scm_ids and hasattr(fam, "config_ids"):  # generate only the selected SCMs
-                insts = [fam.instance(i) for i in fam.config_ids() if i in scm_ids]
+            if scm_ids and hasattr(fam, "config_ids"):
+                # a grid family generates any valid id on request, inside the option selection or not
+                insts = []
+                for sid in scm_ids:
+                    try:
+                        insts.append(fam.instance(sid))
+                    except ValueError:
+                        if len(families) == 1:
+                            raise
+                        # not this family's id: another selected family may have it
             else:
                 insts = fam.instances()
                 if scm_ids:
                     insts = [i for i in insts if i.scm_id in scm_ids]
-        except (ValueError, OSError) as exc:  # a bad user table, a missing file, a reserved id without key
+            unmatched.difference_update(i.scm_id for i in insts)
+        except (ValueError, OSError) as exc:  # a bad user table, a missing file, a malformed id
             raise UsageError(f"family {info.name!r}: {exc}") from None
         out.extend(insts)
+    if scm_ids and unmatched:
+        raise UsageError(f"--scm: no selected family has instance(s) {sorted(unmatched)}")
     return out
 
 
@@ -338,6 +350,11 @@ def cmd_run(args) -> int:
     _apply_fresh(args, registry, families, options)
     instances = _instances(registry, families, options, _csv(args.scm))
     replicates = list(range(args.replicates)) if args.replicates is not None else None
+    if args.replicates is not None and instances:
+        most = max(i.n_replicates for i in instances)
+        if args.replicates > most:
+            raise UsageError(f"--replicates {args.replicates}: the selected instances provide at most {most} "
+                             "(set synthetic.n_replicates to draw more)")
     cells = make_cells(instances, methods, splits=splits, replicates=replicates)
     if not cells:
         raise UsageError("the selection gives no cells (check --splits, --scm, --replicates)")
@@ -373,10 +390,11 @@ def cmd_run(args) -> int:
         runs = store.runs_frame()
     done = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
     console.print(f"this invocation: {done}; skipped {skipped} already stored; {elapsed:.1f} s")
-    runs = _only_keys(runs, keys)
-    print_report(runs, console=console, metrics=tuple(_csv(args.metrics) or ("f1", "shd")))
-    paths = write_report(runs, results, metrics=tuple(_csv(args.metrics) or ("f1", "shd")))
-    console.print("wrote " + ", ".join(str(p) for p in paths.values()))
+    metrics = tuple(_csv(args.metrics) or ("f1", "shd"))
+    print_report(_only_keys(runs, keys), console=console, metrics=metrics)
+    # the files describe the whole folder (every grid run into it), as `arena report` does
+    paths = write_report(runs, results, metrics=metrics)
+    console.print("wrote " + ", ".join(str(p) for p in paths.values()) + " (every run stored in this folder)")
     return 0
 
 
@@ -460,7 +478,13 @@ def cmd_audit(args) -> int:
     _apply_fresh(args, registry, [info], opts)
     options = opts[args.family]
     fam = _family_object(registry, args.family, options)
-    ids = fam.config_ids() if hasattr(fam, "config_ids") else [i.scm_id for i in fam.instances()]
+    if hasattr(fam, "config_ids"):
+        ids = fam.config_ids()
+    else:
+        insts = fam.instances()
+        if not any(getattr(i, "spec", None) is not None for i in insts):
+            raise UsageError(f"family {args.family!r} has no executable SCMs to audit (its instances are tables)")
+        ids = [i.scm_id for i in insts]
     if args.scm:
         ids = [i for i in ids if i in _csv(args.scm)]
     if not ids:
@@ -544,7 +568,12 @@ def cmd_export(args) -> int:
                                        replicates=(list(range(args.replicates))
                                                    if args.replicates is not None else None),
                                        standardise=not args.raw, audit=not args.no_audit))
-    manifest = write_release_manifest(args.out, instances, command="arena " + " ".join(sys.argv[1:]))
+    manifest = write_release_manifest(
+        args.out, instances, command="arena " + " ".join(sys.argv[1:]),
+        settings={"standardised": not args.raw, "splits": _csv(args.splits) or "all the instance provides",
+                  "replicates": args.replicates or "all the instance provides",
+                  "columns": "one float64 column per variable, mask__<var> (bool, True where an intervention set "
+                             "the entry), regime (int64: -1 observational, else the row's first target index)"})
     failed = [e["scm_id"] for e in json.loads(manifest.read_text())["instances"] if e["audit_passed"] is False]
     _console().print(f"exported {len(instances)} instances ({written + 1} files) to {args.out}/"
                      + (f"; [red]audit failed for {failed[:10]}[/red]" if failed else ""))
@@ -636,6 +665,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         return int(args.func(args) or 0)
     except UsageError as exc:
+        if os.environ.get("CAUSALARENA_DEBUG") and exc.__context__ is not None:
+            import traceback
+
+            traceback.print_exception(type(exc.__context__), exc.__context__, exc.__context__.__traceback__)
         print(f"arena {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyError as exc:

@@ -206,6 +206,12 @@ def export_instance(instance: Any, outdir: PathLike, splits: Optional[Iterable[s
         factors["nodes"] = {n.name: dict(n.tags) for n in spec.nodes}
         factors["edges"] = [{"parent": par, "child": n.name, "mechanism": n.tags.get("mechanism"),
                              "noise": n.tags.get("noise")} for n in spec.nodes for par in n.parents]
+        if hasattr(spec, "compile") and "obs_int" in splits:
+            from .interventions import default_target_pool
+
+            # the default protocol's pool (a property of the SCM, drawn from its id when the spec has none)
+            pool = default_target_pool(spec.compile(), spec.id)
+            factors["intervention_target_pool"] = [spec.names[i] for i in pool]
     p.write_text(json.dumps(factors, indent=2, sort_keys=True, default=_json_default), encoding="utf-8")
     written.append(p)
     if audit and hasattr(spec, "compile"):
@@ -268,10 +274,12 @@ def read_exported_table(path: PathLike) -> Dataset:
                    metadata=payload.get("metadata", {}))
 
 
-def write_release_manifest(outdir: PathLike, instances: Sequence[Any], command: str = "") -> Path:
+def write_release_manifest(outdir: PathLike, instances: Sequence[Any], command: str = "",
+                           settings: Optional[dict] = None) -> Path:
     """Write ``release.json``: what the release holds and how it was made.
 
-    Records, per instance, the family, id, generator (``factors["generator"]``
+    Records the export ``settings`` (standardised, splits, replicates), and,
+    per instance, the family, id, generator (``factors["generator"]``
     when present), release half (public/reserved/fresh) and the audit verdict
     read back from its ``audit.json``; the operator key is never written.
     """
@@ -285,7 +293,7 @@ def write_release_manifest(outdir: PathLike, instances: Sequence[Any], command: 
         entries.append({"family": inst.family, "scm_id": inst.scm_id, "folder": folder.name,
                         "generator": factors.get("generator"), "release": factors.get("release"),
                         "audit_passed": passed})
-    manifest = {"format": "causalarena.release/1", "command": command, "instances": entries,
+    manifest = {"format": "causalarena.release/1", "command": command, **(settings or {}), "instances": entries,
                 "audit_passed": sum(1 for e in entries if e["audit_passed"]),
                 "generators": sorted({str(e["generator"]) for e in entries if e["generator"]})}
     p = outdir / "release.json"

@@ -235,6 +235,8 @@ def make_dataset(spec, family: str, split: str, replicate: int, standardise: boo
         bad = [spec.names[j] for j in np.flatnonzero(~np.isfinite(x).all(axis=0))]
         raise FloatingPointError(f"SCM {spec.id!r} produced non-finite values in {bad}")
     adjacency = spec.adjacency()
+    with np.errstate(invalid="ignore", divide="ignore"):  # a constant column (tiny n) has no finite ratio
+        sortabilities = varsortability(x, adjacency), r2_sortability(x, adjacency)
     metadata = {
         "family": family,
         "scm_id": spec.id,
@@ -246,11 +248,14 @@ def make_dataset(spec, family: str, split: str, replicate: int, standardise: boo
         "n_int": cell.n_int,
         "target_pool": [spec.names[i] for i in cell.target_pool],
         "standardised": bool(standardise),
-        "varsortability": varsortability(x, adjacency),
-        "r2_sortability": r2_sortability(x, adjacency),
+        "varsortability": sortabilities[0],
+        "r2_sortability": sortabilities[1],
         "factors": dict(spec.metadata),
     }
-    return Dataset(X=standardise_fn(x) if standardise else x, columns=spec.names,
+    if standardise:
+        with np.errstate(invalid="ignore", divide="ignore"):  # tiny n: a constant column is left centred
+            x = standardise_fn(x)
+    return Dataset(X=x, columns=spec.names,
                    intervention_mask=cell.intervention_mask, regime=cell.regime, true_adjacency=adjacency,
                    metadata=metadata)
 

@@ -317,7 +317,9 @@ def sortability_table(runs: pd.DataFrame, slice_by: Optional[str] = None) -> pd.
         "varsortability_p90", "r2_sortability_mean", "flag"]
     if runs is None or len(runs) == 0 or "varsortability" not in runs.columns:
         return pd.DataFrame(columns=cols)
-    data = runs.dropna(subset=["varsortability"]).drop_duplicates(["family", "scm_id", "split", "replicate"])
+    # one value per table: a suite's n and protocol make different tables of the same cell
+    table_key = ["family", "scm_id", "split", "replicate"] + [c for c in ("protocol", "n") if c in runs.columns]
+    data = runs.dropna(subset=["varsortability"]).drop_duplicates(table_key)
     if slice_by:
         import json as _json
 

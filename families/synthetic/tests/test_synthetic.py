@@ -56,7 +56,9 @@ def test_ids_round_trip(cid, parsed):
 
 @pytest.mark.parametrize("bad, message", [
     ("er-d10", "malformed"), ("zz-d10-001", "unknown graph family"),
-    ("er-d10-013", "010-019 reserved"), ("er-d10-r003", "000-009 are public"),
+    ("er-d10-013", "slot 013 is reserved; write 'er-d10-r013'"), ("er-d10-r003", "slot 003 is public; write 'er-d10-003'"),
+    ("er-d010-000", "not a canonical id; write 'er-d10-000'"), ("er-d15-000", "not on the grid"),
+    ("er-d10-f0-003", "numbered from 1"),
 ])
 def test_bad_ids_are_named(bad, message):
     with pytest.raises(ValueError, match=message):
@@ -95,11 +97,11 @@ def test_same_id_same_dataset_bytes():
 
 
 def test_generated_scm_carries_its_factor_tags():
-    spec = generate_spec("er-d10-002")  # slot 2: single stressor, dependent root block
+    spec = generate_spec("er-d10-001")  # slot 1: single stressor, dependent root block
     m = spec.metadata
     block = S.block_index("er", 10)
-    assert m["difficulty"] == list(S.difficulty(block, 2)) and m["difficulty_level"] == "single"
-    assert m["root_dependency"] == S.root_dependency(block, 2) != "independent"
+    assert m["difficulty"] == list(S.difficulty(block, 1)) and m["difficulty_level"] == "single"
+    assert m["root_dependency"] == S.root_dependency(block, 1) != "independent"
     assert spec.root_dependency.kind == m["root_dependency"]
     roots = [n.name for n in spec.nodes if n.role == "root"]
     assert spec.root_dependency.params["nodes"] == roots and len(roots) >= 2
@@ -158,7 +160,7 @@ def test_family_selection_and_options():
 @pytest.mark.parametrize("options, message", [
     ({"per_cell": 0}, "per_cell"), ({"per_cell": 11}, "exceeds"), ({"graphs": ("er", "zz")}, "unknown graph"),
     ({"pool": "secret"}, "pool"), ({"fresh": 0}, "fresh"), ({"colour": 1}, "unknown option"),
-    ({"dims": "ten"}, "dims"),
+    ({"dims": "ten"}, "dims"), ({"dims": 7}, "grid dimensions"),
 ])
 def test_bad_options_are_named(options, message):
     with pytest.raises(ValueError, match=message):

@@ -382,9 +382,9 @@ class SyntheticFamily(Family):
             self.dims = _tuple(dims, int)
         except (TypeError, ValueError):
             raise ValueError(f"synthetic: option dims must be integers, got {dims!r}") from None
-        bad = [d for d in self.dims if d < 3]
+        bad = [d for d in self.dims if d not in S.DIMS]
         if bad:
-            raise ValueError(f"synthetic: option dims needs d >= 3, got {bad}")
+            raise ValueError(f"synthetic: option dims must be grid dimensions {list(S.DIMS)} (App. A.1), got {bad}")
         self.graphs = _tuple(graphs) if graphs is not None else S.graph_families()
         unknown = [g for g in self.graphs if g not in S.graph_families()]
         if unknown:

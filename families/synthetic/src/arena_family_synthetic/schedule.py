@@ -17,7 +17,7 @@ Schedule (a pure function of the block and the slot, so counts are exact):
   stressor of a single slot rotates through the 8 stressors, a paired slot
   through the 28 stressor pairs, continuing across blocks so every stressor
   gets ≈ the same share;
-* root dependency (App. A.1 "Root dependency"): slots 2, 7, 12, 17 of every
+* root dependency (App. A.1 "Root dependency"): slots 1, 6, 11, 16 of every
   block (4 × 50 = 200 of 1,000) use a dependent root block, the mode rotating
   through common factor / random covariance / uniform ball; the other 800 are
   independent.
@@ -45,7 +45,7 @@ STRESSORS = ("weak_signal", "high_noise", "feature_warping", "outliers", "missin
              "intervention_shift", "soft")
 STRESSOR_PAIRS = tuple(itertools.combinations(STRESSORS, 2))  # 28
 DEPENDENT_MODES = ("common_factor", "random_covariance", "uniform_ball")
-DEPENDENT_SLOTS = (2, 7, 12, 17)
+DEPENDENT_SLOTS = (1, 6, 11, 16)  # slot 1: the demo's two slots cover both root modes
 
 _ID = re.compile(r"^(?P<graph>[a-z_]+)-d(?P<d>\d+)-(?:(?P<r>r)|f(?P<round>\d+)-)?(?P<slot>\d{3})$")
 
@@ -100,15 +100,25 @@ def parse_id(config_id: str) -> ConfigId:
     graph, d, slot = m["graph"], int(m["d"]), int(m["slot"])
     if graph not in graph_families():
         raise ValueError(f"{config_id!r}: unknown graph family {graph!r}; known: {list(graph_families())}")
+    if d not in DIMS:
+        raise ValueError(f"{config_id!r}: d = {d} is not on the grid; d is one of {list(DIMS)} (App. A.1)")
     if slot >= SLOTS_PER_BLOCK:
         raise ValueError(f"{config_id!r}: slot {slot} out of range 000-{SLOTS_PER_BLOCK - 1:03d}")
     if m["round"] is not None:
-        return ConfigId(graph, d, slot, "fresh", int(m["round"]))
-    reserved = bool(m["r"])
-    if reserved != (slot in RESERVED_SLOTS):
-        raise ValueError(f"{config_id!r}: slots 000-009 are public ('{graph}-d{d}-{slot:03d}'), "
-                         f"010-019 reserved ('{graph}-d{d}-r{slot:03d}')")
-    return ConfigId(graph, d, slot, "reserved" if reserved else "public", None)
+        if int(m["round"]) < 1:
+            raise ValueError(f"{config_id!r}: fresh rounds are numbered from 1")
+        cid = ConfigId(graph, d, slot, "fresh", int(m["round"]))
+    else:
+        reserved = bool(m["r"])
+        if reserved != (slot in RESERVED_SLOTS):
+            right = make_id(graph, d, slot)
+            raise ValueError(f"{config_id!r}: slot {slot:03d} is {'reserved' if slot in RESERVED_SLOTS else 'public'}"
+                             f"; write {right!r} (slots 000-009 are public, 010-019 reserved as r010-r019)")
+        cid = ConfigId(graph, d, slot, "reserved" if reserved else "public", None)
+    canonical = make_id(graph, d, slot, cid.round)
+    if canonical != config_id:  # one SCM, one id: 'er-d010-000' would seed a different SCM
+        raise ValueError(f"{config_id!r} is not a canonical id; write {canonical!r}")
+    return cid
 
 
 def config_seed(config_id: str, version: str = GENERATOR_VERSION, key: Optional[str] = None) -> int:
@@ -131,7 +141,7 @@ def config_seed(config_id: str, version: str = GENERATOR_VERSION, key: Optional[
         if not key:
             raise ReservedKeyError(
                 f"{config_id!r} is a {cid.release} configuration: its seed derives from the operator's key; "
-                f"set {KEY_ENV} (reserved configurations cannot be regenerated without it)")
+                f"set {KEY_ENV} ({cid.release} configurations cannot be generated without it)")
         digest = hmac.new(key.encode(), message, hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "little")
 
