@@ -155,16 +155,26 @@ def _draw_equations(cid: S.ConfigId, a: np.ndarray, graph_record: Dict[str, Any]
 
 
 def pilot_audit(spec: SCMSpec) -> List[str]:
-    """The App. A.2 dataset audits on a pilot obs table and a pilot obs+int table."""
+    """The App. A.2 dataset audits: a pilot obs and obs+int table, then the release gate.
+
+    The release gate audits the tables the protocol will actually ship
+    (both splits × 5 replicates of the default protocol, the family's own
+    cell seeds): "generated files enter the release only after passing the
+    audit rules" (App. A.1). Deep chains of super-linear mechanisms can pass
+    a pilot and still overflow on another sample; this catches them.
+    """
     from causalarena.audits import audit_cell
+    from causalarena.protocol import N_REPLICATES
 
     scm = spec.compile()
-    problems = []
-    for split in ("obs", "obs_int"):
-        problems += audit_cell(spec, PILOT_FAMILY, split, 0, scm=scm, max_abs_corr=PILOT_MAX_ABS_CORR)
+    cells = [(PILOT_FAMILY, split, 0, PILOT_MAX_ABS_CORR) for split in ("obs", "obs_int")]
+    cells += [("synthetic", split, rep, None) for split in ("obs", "obs_int") for rep in range(N_REPLICATES)]
+    for family, split, rep, corr in cells:
+        kwargs = {"max_abs_corr": corr} if corr is not None else {}
+        problems = audit_cell(spec, family, split, rep, scm=scm, **kwargs)
         if problems:
-            break
-    return problems
+            return problems
+    return []
 
 
 def _redraw_nodes(spec: SCMSpec, names: Sequence[str], rng: np.random.Generator, high_noise: bool,
@@ -224,10 +234,13 @@ def _implicated(problem: str, spec: SCMSpec) -> List[str]:
     import re
 
     names = set(spec.names)
-    found = [t for t in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", problem.split("(")[0]) if t in names]
+    text = problem if problem.startswith("non-finite") else problem.split("(")[0]
+    found = [t for t in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text) if t in names]
+    order = {spec.names[j]: pos for pos, j in enumerate(spec.topological_order())}
     if problem.startswith("near-duplicate") and len(found) >= 2:
-        order = {spec.names[j]: pos for pos, j in enumerate(spec.topological_order())}
         return [max(found[:2], key=order.__getitem__)]
+    if problem.startswith("non-finite") and found:
+        return [min(found, key=order.__getitem__)]  # the first to overflow; the rest inherit it
     return found[:1]
 
 
@@ -297,7 +310,7 @@ def generate_spec(config_id: str, key: Optional[str] = None) -> SCMSpec:
         if reason == "intervention":
             reason = " ".join(problems[0].split(" ")[:2])
         rejections[reason] = rejections.get(reason, 0) + 1
-        local = ("near-duplicate", "near-constant", "dominant-category", "boundary-mass")
+        local = ("near-duplicate", "near-constant", "dominant-category", "boundary-mass", "non-finite")
         redraw = sorted({name for p in problems if p.split(" ")[0] in local for name in _implicated(p, spec)})
         if any(p.split(" ")[0] not in local for p in problems):
             redraw = []  # anything else: a new graph and new equations
