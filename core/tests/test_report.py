@@ -114,7 +114,7 @@ def test_leaderboard_numeric_values():
 
 def test_failure_table_counts():
     ft = R.failure_table(_runs())
-    assert list(ft.columns) == ["method", "family", "split", *R.STATUSES, "total"]
+    assert list(ft.columns) == ["method", "family", "split", *R.STATUSES, "total", "example_error"]
     row = ft[(ft.method == "gies") & (ft.family == "synthetic") & (ft.split == "obs_int")].iloc[0]
     assert (row.ok, row.failed, row.oom, row.timeout, row.total) == (2, 1, 1, 0, 4)
     row = ft[(ft.method == "pc") & (ft.family == "semantic") & (ft.split == "obs")].iloc[0]
@@ -249,3 +249,11 @@ def test_printed_leaderboard_keeps_configuration_labels():
     R.print_report(runs, console=console, metrics=("f1",))
     text = console.export_text()
     assert "pc [raw]" in text and "pc [std]" in text
+
+
+def test_failure_table_says_why():
+    runs = pd.DataFrame([dict(family="f", scm_id=f"s{i}", split="obs", replicate=0, method="pc", status=st,
+                              error=err) for i, (st, err) in enumerate(
+        [("ok", None), ("invalid_output", "directed cycle in a promised CPDAG: X0 -> X1 -> X0"), ("ok", None)])])
+    ft = R.failure_table(runs)
+    assert ft.iloc[0]["example_error"] == "directed cycle in a promised CPDAG: X0 -> X1 -> X0"

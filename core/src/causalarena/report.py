@@ -269,7 +269,10 @@ def failure_table(runs: pd.DataFrame) -> pd.DataFrame:
 
     Returns:
         DataFrame with columns ``method, family, split`` and one int column
-        per status in :data:`STATUSES` order (zeros included), plus ``total``.
+        per status in :data:`STATUSES` order (zeros included), plus ``total``
+        and ``example_error``: the error text of one failed run of the group
+        (``failed``, ``timeout``, ``oom``, ``invalid_*``; "" when none), so the
+        file says why without opening ``runs.parquet``.
 
     Raises:
         ValueError: missing columns or unknown statuses.
@@ -283,7 +286,15 @@ def failure_table(runs: pd.DataFrame) -> pd.DataFrame:
     counts.columns.name = None
     counts = counts.astype("int64")
     counts["total"] = counts.sum(axis=1)
-    return counts.reset_index()
+    out = counts.reset_index()
+    failed = runs[runs["status"].astype(str).isin(FAILURE_STATUSES)]
+    if "error" in failed.columns and len(failed):
+        first = failed.groupby(keys, sort=False)["error"].first().rename("example_error").reset_index()
+        out = out.merge(first, on=keys, how="left")
+        out["example_error"] = out["example_error"].fillna("").astype(str).str.slice(0, 300)
+    else:
+        out["example_error"] = ""
+    return out
 
 
 #: a family whose mean varsortability is outside [LOW, HIGH] is flagged: sorting
