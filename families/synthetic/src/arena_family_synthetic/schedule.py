@@ -158,6 +158,7 @@ def difficulty(block: int, slot: int) -> Tuple[str, ...]:
 
 
 def difficulty_level(stressors: Tuple[str, ...]) -> str:
+    """``"clean"``, ``"single"`` or ``"paired"`` for 0, 1 or 2 stressors."""
     return {0: "clean", 1: "single", 2: "paired"}[len(stressors)]
 
 
