@@ -9,6 +9,8 @@ Commands::
     arena run [options]                    run the grid, resume, print the leaderboard
     arena report [--results DIR]           the leaderboard of a results folder
     arena export [--family F] [--scm ID]   datasets (Parquet), specs (JSON), adjacency (CSV)
+    arena validate PATH                    check scenario cards (a file or a folder) against every gate
+    arena card show|render ID|PATH         a scenario card as a table / drawn graph (PNG + SVG)
 
 Exit codes: 0 success, 1 runtime failure, 2 bad arguments.
 """
@@ -581,6 +583,88 @@ def cmd_export(args) -> int:
 
 
 # ---------------------------------------------------------------------------
+# scenario cards
+# ---------------------------------------------------------------------------
+
+
+def cmd_validate(args) -> int:
+    from .cards.validate import format_reports, residual_summary, validate_path
+
+    reports = []
+    for path in args.paths:
+        try:
+            reports.extend(validate_path(path, pool_severity="error" if args.strict else "warning",
+                                         data=not args.no_data))
+        except FileNotFoundError as exc:
+            raise UsageError(str(exc)) from None
+    if args.json:
+        rows = [{"path": r.path, "id": r.card_id, "family": r.family, "ok": r.ok, "stats": r.stats,
+                 "issues": [{"field": i.field, "line": i.line, "gate": i.gate, "severity": i.severity,
+                             "message": i.message} for i in r.issues]} for r in reports]
+        print(json.dumps(rows, indent=2, default=str))
+    else:
+        if args.verbose:
+            for r in reports:
+                res = residual_summary(r)
+                status = "ok" if r.ok else "FAILED"
+                print(f"{r.path}: {status} ({r.family} {r.card_id}: {r.stats.get('d', '?')} variables, "
+                      f"{r.stats.get('edges', '?')} edges)" + (f"; {res}" if res else ""))
+        print(format_reports(reports))
+    if not reports:
+        print("no card files (*.yaml, *.yml) found", file=sys.stderr)
+        return 1
+    failed = any(not r.ok for r in reports) or (args.strict and any(r.warnings for r in reports))
+    return 1 if failed else 0
+
+
+def _find_card(ref: str, family_options) -> Path:
+    """A card file from a path, ``ID`` or ``FAMILY/ID`` among installed card families."""
+    p = Path(ref)
+    if p.is_file():
+        return p
+    from .cards.family import CardFamily
+
+    fam_name, _, cid = ref.rpartition("/")
+    registry = _registry()
+    options = parse_family_options(family_options)
+    known = []
+    for info in registry.families.values():
+        if fam_name and info.name != fam_name:
+            continue
+        try:
+            cls = info.load()
+        except Exception:  # noqa: BLE001 - a broken family is listed by `arena plugins`
+            continue
+        if not (isinstance(cls, type) and issubclass(cls, CardFamily)):
+            continue
+        fam = cls(**options.get(info.name, {}))
+        for path, _ in fam.card_paths():
+            if path.stem == cid:
+                return path
+            known.append(f"{info.name}/{path.stem}")
+    hint = f" (e.g. {', '.join(sorted(known)[:4])})" if known else " (no card family is installed)"
+    raise UsageError(f"no card {ref!r}: not a file and not a card id of an installed family{hint}")
+
+
+def cmd_card(args) -> int:
+    from .cards import render
+    from .cards.model import CardError, load_card
+
+    path = _find_card(args.card, args.family_option)
+    try:
+        card = load_card(path)
+    except CardError as exc:
+        raise UsageError(f"cannot read card:\n{exc}") from None
+    if args.action == "show":
+        render.show(card, _console())
+        return 0
+    outs = render.render(card, args.out, formats=_csv(args.format) or ["png", "svg"])
+    for o in outs:
+        print(o)
+    return 0
+
+
+# ---------------------------------------------------------------------------
 # parser
 # ---------------------------------------------------------------------------
 
@@ -656,6 +740,24 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--no-audit", action="store_true", help="skip the audit records (audit.json)")
     sp.add_argument("--family-option", action="append", default=[], metavar="FAMILY.KEY=VALUE")
     sp.set_defaults(func=cmd_export)
+
+    sp = sub.add_parser("validate", help="check scenario cards (file or folder) against every gate (App. A.3)")
+    sp.add_argument("paths", nargs="+", metavar="PATH", help="card file(s) or folder(s)")
+    sp.add_argument("--strict", action="store_true",
+                    help="pool rules are errors and warnings fail (what the shipped cards must pass)")
+    sp.add_argument("--no-data", action="store_true", help="static gates only (no sampling)")
+    sp.add_argument("--json", action="store_true", help="one JSON record per card")
+    sp.add_argument("-v", "--verbose", action="store_true", help="one status line per card (residuals)")
+    sp.set_defaults(func=cmd_validate)
+
+    sp = sub.add_parser("card", help="show a scenario card as a table or render its graph")
+    sp.add_argument("action", choices=("show", "render"))
+    sp.add_argument("card", help="card id (wildfire-smoke-shelter), FAMILY/ID, or a path")
+    sp.add_argument("--out", default=".", help="render: output folder (default .)")
+    sp.add_argument("--format", help="render: comma list of png, svg (default both)")
+    sp.add_argument("--family-option", action="append", default=[], metavar="FAMILY.KEY=VALUE",
+                    help="e.g. semantic.cards=~/my-cards to find cards outside the shipped set")
+    sp.set_defaults(func=cmd_card)
     return p
 
 

@@ -203,6 +203,15 @@ class _Baseline:
         self.iqr[pool] = np.where(iqr > 0, iqr, np.where(sd > 0, sd, 1.0))
         self.min = x.min(axis=0) if n_obs else None
         self.max = x.max(axis=0) if n_obs else None
+        # declared intervention domains (scenario cards: node tags ``intervention_values`` /
+        # ``intervention_range``): do(alert = 0.37) means nothing for a binary alert
+        self.domain: Dict[int, Tuple[str, np.ndarray]] = {}
+        for j in np.asarray(pool, dtype=np.int64):
+            tags = scm.spec.nodes[int(j)].tags
+            if tags.get("intervention_values"):
+                self.domain[int(j)] = ("values", np.asarray(tags["intervention_values"], dtype=float))
+            elif tags.get("intervention_range"):
+                self.domain[int(j)] = ("range", np.asarray(tags["intervention_range"], dtype=float))
 
     def propagate(self, scm, exogenous: np.ndarray, mask: np.ndarray, values: np.ndarray, n_obs: int,
                   **shift) -> np.ndarray:
@@ -229,7 +238,38 @@ def _hard_values(rng: np.random.Generator, cols: np.ndarray, base: _Baseline) ->
     if flat.any():
         low, high = low.copy(), high.copy()
         low[flat], high[flat] = base.min[cols[flat]], base.max[cols[flat]]
-    return rng.uniform(low, high)
+    values = rng.uniform(low, high)
+    return _declared_values(rng, cols, values, base, "hard")
+
+
+def _declared_values(rng: np.random.Generator, cols: np.ndarray, values: np.ndarray, base: _Baseline,
+                     how: str, level: Optional[np.ndarray] = None) -> np.ndarray:
+    """Replace values of columns with a declared intervention domain (scenario cards).
+
+    ``values`` domain: hard → a uniform choice among the declared values;
+    setpoint → the declared values in turn (``level`` cycles them). ``range``
+    domain: hard → U[low, high] of the declared range; setpoint → the
+    percentile value clipped into the range. Columns without a declared
+    domain keep their values, and no random number is drawn for them, so
+    specs without domains (the synthetic grid) give byte-identical tables.
+    """
+    if not base.domain:
+        return values
+    values = values.copy()
+    for j, (kind, dom) in base.domain.items():
+        rows = np.flatnonzero(cols == j)
+        if rows.size == 0:
+            continue
+        if kind == "values":
+            if how == "hard":
+                values[rows] = dom[rng.integers(0, dom.size, rows.size)]
+            else:
+                values[rows] = dom[np.asarray(level)[rows] % dom.size]
+        elif how == "hard":
+            values[rows] = rng.uniform(dom[0], dom[1], rows.size)
+        else:
+            values[rows] = np.clip(values[rows], dom[0], dom[1])
+    return values
 
 
 def _setpoint_values(rng: np.random.Generator, cols: np.ndarray, pool: np.ndarray,
@@ -250,7 +290,7 @@ def _setpoint_values(rng: np.random.Generator, cols: np.ndarray, pool: np.ndarra
     level = (rank + offset[cols]) % len(SETPOINT_PERCENTILES)
     q = np.stack([base.q[p] for p in SETPOINT_PERCENTILES])  # (3 × d)
     jitter = rng.uniform(-1.0, 1.0, size=cols.size) * SETPOINT_JITTER * base.iqr[cols]
-    return q[level, cols] + jitter
+    return _declared_values(rng, cols, q[level, cols] + jitter, base, "setpoint", level)
 
 
 def _shift_changes(scm, j: int, kind: str, amount: float, x: np.ndarray, exogenous: np.ndarray) -> bool:

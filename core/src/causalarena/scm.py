@@ -1001,3 +1001,4 @@ def calibrate_outputs(spec: SCMSpec, n: int = 2000, seed: int = 0,
 from . import distributions as _distributions  # noqa: E402,F401
 from . import mechanisms as _mechanisms  # noqa: E402,F401
 from . import stressors as _stressors  # noqa: E402,F401
+from .cards import components as _card_components  # noqa: E402,F401

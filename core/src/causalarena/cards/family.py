@@ -1,0 +1,147 @@
+""":class:`CardFamily`: a family whose instances are scenario cards.
+
+The base of ``arena-family-semantic`` and ``arena-family-formula``. A
+subclass sets ``name`` (``"semantic"`` / ``"formula"``) and ``shipped`` (the
+folder of cards its distribution ships). Options (``arena run
+--family-option semantic.<key>=<value>``):
+
+- ``cards``: a folder (or a card file, or several separated by ``,`` or the
+  OS path separator) of extra cards from anywhere — a third party adds
+  scenarios without a release;
+- ``shipped``: ``false`` to leave out the shipped cards;
+- ``ids``: comma list of card ids to keep.
+
+Every card passes the full validation (:func:`~causalarena.cards.validate.validate_card`)
+before it runs; a card that fails becomes a :class:`FailedCard` instance, so
+its cells are recorded as failed with the first errors and the run goes on.
+Reports are cached per process by file path, size and modification time.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
+
+import attrs
+
+from ..family import Family, Instance, SCMInstance
+from .model import card_files
+from .validate import CardReport, validate_card
+
+_CACHE: Dict[Tuple[str, int, int, str], CardReport] = {}
+
+
+def cached_report(path: Path, pool_severity: str = "warning") -> CardReport:
+    """:func:`validate_card` of ``path``, cached by (path, size, mtime, severity)."""
+    st = path.stat()
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, pool_severity)
+    rep = _CACHE.get(key)
+    if rep is None:
+        rep = _CACHE[key] = validate_card(path, pool_severity)
+    return rep
+
+
+@attrs.define(eq=False)
+class FailedCard(Instance):
+    """A card that did not pass validation: every cell fails with the reason."""
+
+    family: str
+    scm_id: str
+    error: str
+    path: str = ""
+    n_replicates: int = 5
+    splits: Sequence[str] = ("obs", "obs_int")
+    factors: Dict[str, Any] = attrs.field(factory=dict)
+
+    def dataset(self, split: str, replicate: int, standardise: bool = True, protocol: str = "default",
+                n: Optional[int] = None):
+        raise RuntimeError(f"card {self.path or self.scm_id} failed validation: {self.error}")
+
+    def true_adjacency(self):
+        raise RuntimeError(f"card {self.path or self.scm_id} failed validation: {self.error}")
+
+    def fingerprint(self) -> str:
+        import hashlib
+
+        return hashlib.sha256(self.error.encode()).hexdigest()[:16]
+
+
+def _paths(value: Any) -> List[Path]:
+    if value in (None, "", False):
+        return []
+    items = value if isinstance(value, (list, tuple)) else str(value).replace(os.pathsep, ",").split(",")
+    return [Path(os.path.expanduser(str(v).strip())) for v in items if str(v).strip()]
+
+
+def _flag(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() not in ("0", "false", "no", "off")
+    return bool(value)
+
+
+class CardFamily(Family):
+    """Instances from scenario cards: the shipped folder plus ``cards=FOLDER`` (see module doc)."""
+
+    name: ClassVar[str] = ""
+    #: folder of the cards this distribution ships
+    shipped: ClassVar[Optional[Path]] = None
+    #: pool rules are errors for shipped cards, warnings for third-party ones
+    OPTIONS: ClassVar[Tuple[str, ...]] = ("cards", "shipped", "ids")
+
+    def __init__(self, **options: Any) -> None:
+        unknown = sorted(set(options) - set(self.OPTIONS))
+        if unknown:
+            raise ValueError(f"family {self.name!r}: unknown option(s) {unknown}; options: {list(self.OPTIONS)}")
+        super().__init__(**options)
+        self._instances: Optional[List[Instance]] = None
+
+    def card_paths(self) -> List[Tuple[Path, bool]]:
+        """(card file, shipped?) for every card selected by the options, shipped first.
+
+        Raises:
+            FileNotFoundError: a ``cards`` path does not exist.
+        """
+        out: List[Tuple[Path, bool]] = []
+        if _flag(self.options.get("shipped", True)) and self.shipped is not None and Path(self.shipped).is_dir():
+            out += [(p, True) for p in card_files(self.shipped)]
+        for root in _paths(self.options.get("cards")):
+            out += [(p, False) for p in card_files(root)]
+        return out
+
+    def reports(self) -> List[CardReport]:
+        """Validation reports of every selected card."""
+        return [cached_report(p, "error" if shipped else "warning") for p, shipped in self.card_paths()]
+
+    def instances(self) -> List[Instance]:
+        if self._instances is not None:
+            return self._instances
+        keep = None
+        if self.options.get("ids"):
+            ids = self.options["ids"]
+            keep = set(ids if isinstance(ids, (list, tuple)) else str(ids).split(","))
+        out: List[Instance] = []
+        seen: Dict[str, str] = {}
+        for rep in self.reports():
+            cid = rep.card_id if rep.card_id != "?" else Path(rep.path).stem
+            if keep is not None and cid not in keep:
+                continue
+            if cid in seen:
+                out.append(FailedCard(family=self.name, scm_id=cid, path=rep.path,
+                                      error=f"duplicate card id {cid!r} (also {seen[cid]})"))
+                continue
+            seen[cid] = rep.path
+            if rep.family not in ("?", self.name):
+                out.append(FailedCard(family=self.name, scm_id=cid, path=rep.path,
+                                      error=f"the card declares family {rep.family!r}; load it with "
+                                            f"--family-option {rep.family}.cards=…"))
+                continue
+            if not rep.ok or rep.spec is None:
+                first = "; ".join(str(i) for i in rep.errors[:3])
+                more = f" (+{len(rep.errors) - 3} more)" if len(rep.errors) > 3 else ""
+                out.append(FailedCard(family=self.name, scm_id=cid, path=rep.path, error=first + more))
+                continue
+            factors = {k: v for k, v in rep.spec.metadata.items() if k not in ("title",)}
+            out.append(SCMInstance(family=self.name, scm_id=cid, spec=rep.spec, factors=factors))
+        self._instances = out
+        return out

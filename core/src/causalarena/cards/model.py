@@ -1,0 +1,321 @@
+"""Loading scenario cards: YAML with line numbers, the JSON Schema, issues.
+
+CausalArena paper App. A.3 stage 5 ("schema validity"). A card is read with
+PyYAML's *composer* (the node tree, which carries line marks) and converted to
+plain data ourselves, so every value keeps the line it came from and so that
+what PyYAML would silently accept is refused: duplicate keys, anchors and
+aliases (the "billion laughs" expansion), non-string keys, and files over
+:data:`MAX_CARD_BYTES`. The data is then checked against ``card.schema.json``
+(``jsonschema``, Draft 2020-12); every problem becomes a :class:`CardIssue`
+naming the card, the field path and the line.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import attrs
+
+#: the card format this version reads
+CARD_FORMAT = "causalarena.card/1"
+#: largest card file accepted (bytes); real cards are 10–40 kB
+MAX_CARD_BYTES = 1_000_000
+#: semantic and formula domains (paper §4.2–4.3, App. A.4–A.5)
+SEMANTIC_DOMAINS = ("cybersecurity_it_operations", "education", "finance_credit", "government_services",
+                    "healthcare_delivery", "housing_real_estate", "manufacturing", "public_health",
+                    "urban_transportation", "water_sanitation")
+FORMULA_DOMAINS = ("biology_ecology", "astronomy", "chemistry", "mechanics_fluids", "earth_systems",
+                   "electromagnetism", "energy_systems", "materials_structures", "optics_waves", "thermodynamics")
+SCHEMA_PATH = Path(__file__).with_name("card.schema.json")
+
+FieldPath = Tuple[Union[str, int], ...]
+
+
+def field_text(path: Sequence[Union[str, int]]) -> str:
+    """``("variables", 3, "unit")`` → ``"variables[3].unit"``."""
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "<card>"
+
+
+@attrs.frozen(kw_only=True)
+class CardIssue:
+    """One validation finding.
+
+    Attributes:
+        card: the card's file (or id when it has no file).
+        field: the field path (``variables[3].mechanism.expression``).
+        line: 1-based line in the file (None when unknown).
+        message: what is wrong and, where possible, how to fix it.
+        gate: which gate found it (schema, graph, mechanism, units, numerics, data, formula, pool).
+        severity: ``"error"`` or ``"warning"``.
+    """
+
+    card: str
+    field: str
+    line: Optional[int]
+    message: str
+    gate: str
+    severity: str = "error"
+
+    def __str__(self) -> str:
+        where = f"{self.card}:{self.line}" if self.line else self.card
+        return f"{where}: {self.severity} [{self.gate}] {self.field}: {self.message}"
+
+
+class CardError(ValueError):
+    """A card that cannot be loaded or compiled; ``issues`` lists every problem found."""
+
+    def __init__(self, issues: Sequence[CardIssue]) -> None:
+        self.issues = list(issues)
+        super().__init__("\n".join(str(i) for i in self.issues) or "invalid card")
+
+
+@attrs.define(eq=False)
+class Card:
+    """A parsed scenario card (plain data plus the line of every field).
+
+    Attributes:
+        data: the card as plain Python data.
+        source: the file path (or ``"<string>"``).
+        lines: field path tuple → 1-based line.
+    """
+
+    data: Dict[str, Any]
+    source: str = "<string>"
+    lines: Dict[FieldPath, int] = attrs.field(factory=dict)
+
+    @property
+    def id(self) -> str:
+        return str(self.data.get("id", "?"))
+
+    @property
+    def family(self) -> str:
+        return str(self.data.get("family", "?"))
+
+    @property
+    def variables(self) -> List[Dict[str, Any]]:
+        return list(self.data.get("variables") or [])
+
+    @property
+    def edges(self) -> List[Dict[str, Any]]:
+        return list(self.data.get("edges") or [])
+
+    @property
+    def equations(self) -> List[Dict[str, Any]]:
+        return list(self.data.get("equations") or [])
+
+    @property
+    def names(self) -> List[str]:
+        return [v.get("name") for v in self.variables]
+
+    def parents(self) -> Dict[str, List[str]]:
+        """Variable name → graph parents, in edge order."""
+        out: Dict[str, List[str]] = {n: [] for n in self.names}
+        for e in self.edges:
+            if e.get("to") in out and e.get("from") not in out[e["to"]]:
+                out[e["to"]].append(e.get("from"))
+        return out
+
+    def line(self, path: Sequence[Union[str, int]]) -> Optional[int]:
+        """Line of ``path`` or of its nearest recorded ancestor."""
+        path = tuple(path)
+        while path:
+            if path in self.lines:
+                return self.lines[path]
+            path = path[:-1]
+        return self.lines.get((), None)
+
+    def issue(self, path: Sequence[Union[str, int]], message: str, gate: str, severity: str = "error") -> CardIssue:
+        return CardIssue(card=self.source, field=field_text(path), line=self.line(path), message=message,
+                         gate=gate, severity=severity)
+
+    def variable_path(self, name: str) -> FieldPath:
+        for i, v in enumerate(self.variables):
+            if v.get("name") == name:
+                return ("variables", i)
+        return ("variables",)
+
+
+# ---------------------------------------------------------------------------
+# YAML with lines
+# ---------------------------------------------------------------------------
+
+
+def _loader():
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _convert(node, path: FieldPath, lines: Dict[FieldPath, int], seen: set, issues: List[CardIssue],
+             source: str):
+    import yaml
+
+    if id(node) in seen:
+        issues.append(CardIssue(card=source, field=field_text(path), line=node.start_mark.line + 1,
+                                message="YAML anchors and aliases are not allowed in cards (write the value out)",
+                                gate="schema"))
+        return None
+    seen.add(id(node))
+    lines[path] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        out: Dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                issues.append(CardIssue(card=source, field=field_text(path), line=key_node.start_mark.line + 1,
+                                        message="YAML merge keys (<<) are not allowed in cards", gate="schema"))
+                continue
+            if not isinstance(key_node, yaml.ScalarNode):
+                issues.append(CardIssue(card=source, field=field_text(path), line=key_node.start_mark.line + 1,
+                                        message="mapping keys must be plain strings", gate="schema"))
+                continue
+            key = key_node.value
+            if key in out:
+                issues.append(CardIssue(card=source, field=field_text(path + (key,)),
+                                        line=key_node.start_mark.line + 1,
+                                        message=f"duplicate key {key!r} (first at line {lines.get(path + (key,))})",
+                                        gate="schema"))
+                continue
+            out[key] = _convert(value_node, path + (key,), lines, seen, issues, source)
+            lines[path + (key,)] = key_node.start_mark.line + 1
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        return [_convert(v, path + (i,), lines, seen, issues, source) for i, v in enumerate(node.value)]
+    constructor = yaml.constructor.SafeConstructor()
+    try:
+        return constructor.construct_object(node)
+    except Exception as exc:  # a malformed timestamp, a bad !!binary … : report, never crash
+        issues.append(CardIssue(card=source, field=field_text(path), line=node.start_mark.line + 1,
+                                message=f"cannot read value: {exc}", gate="schema"))
+        return None
+
+
+def parse_text(text: str, source: str = "<string>") -> Card:
+    """Parse card YAML text (no schema check).
+
+    Raises:
+        CardError: not YAML, not a mapping, duplicate keys, anchors/aliases.
+    """
+    import yaml
+
+    if len(text.encode("utf-8", "replace")) > MAX_CARD_BYTES:
+        raise CardError([CardIssue(card=source, field="<card>", line=None, gate="schema",
+                                   message=f"card is {len(text.encode('utf-8', 'replace')) / 1e6:.1f} MB; "
+                                           f"the limit is {MAX_CARD_BYTES / 1e6:.0f} MB")])
+    try:
+        root = yaml.compose(text, Loader=_loader())
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise CardError([CardIssue(card=source, field="<card>", line=None if mark is None else mark.line + 1,
+                                   gate="schema", message=f"not valid YAML: {getattr(exc, 'problem', None) or exc}")])
+    except RecursionError:
+        raise CardError([CardIssue(card=source, field="<card>", line=None, gate="schema",
+                                   message="YAML nested too deeply")]) from None
+    if root is None or not isinstance(root, yaml.MappingNode):
+        raise CardError([CardIssue(card=source, field="<card>", line=1, gate="schema",
+                                   message="a card must be a YAML mapping (format, id, title, …)")])
+    issues: List[CardIssue] = []
+    lines: Dict[FieldPath, int] = {}
+    try:
+        data = _convert(root, (), lines, set(), issues, source)
+    except RecursionError:
+        raise CardError([CardIssue(card=source, field="<card>", line=None, gate="schema",
+                                   message="YAML nested too deeply")]) from None
+    if issues:
+        raise CardError(issues)
+    return Card(data=data, source=source, lines=lines)
+
+
+@functools.lru_cache(maxsize=1)
+def _validator():
+    import jsonschema
+
+    schema = json.loads(SCHEMA_PATH.read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _schema_message(err) -> str:
+    msg = err.message
+    if err.validator == "additionalProperties":
+        return msg + " (check the spelling against FORMAT.md)"
+    if len(msg) > 300:
+        msg = msg[:300] + " …"
+    return msg
+
+
+def schema_issues(card: Card) -> List[CardIssue]:
+    """Every JSON Schema violation of ``card``, deepest first, one per field."""
+    out: List[CardIssue] = []
+    seen = set()
+    errors = sorted(_validator().iter_errors(card.data), key=lambda e: (-len(e.absolute_path), str(e.absolute_path)))
+    for err in errors:
+        path = tuple(err.absolute_path)
+        key = (path, err.validator)
+        if key in seen or any(p[:len(path)] == path and p != path for p, _ in seen):
+            continue  # a deeper error on the same branch already says it better
+        seen.add(key)
+        out.append(card.issue(path, _schema_message(err), "schema"))
+    return sorted(out, key=lambda i: (i.line or 0, i.field))
+
+
+def load_card(path: Union[str, os.PathLike], check_schema: bool = True) -> Card:
+    """Read and schema-check the card at ``path``.
+
+    Raises:
+        CardError: the file is missing, too large (> 1 MB), not UTF-8, not
+            valid YAML, or violates the schema (every violation listed).
+    """
+    p = Path(path)
+    source = str(p)
+    try:
+        size = p.stat().st_size
+    except OSError as exc:
+        raise CardError([CardIssue(card=source, field="<card>", line=None, gate="schema",
+                                   message=f"cannot read card: {exc.strerror or exc}")]) from None
+    if size > MAX_CARD_BYTES:
+        raise CardError([CardIssue(card=source, field="<card>", line=None, gate="schema",
+                                   message=f"card is {size / 1e6:.1f} MB; the limit is {MAX_CARD_BYTES / 1e6:.0f} MB")])
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise CardError([CardIssue(card=source, field="<card>", line=None, gate="schema",
+                                   message=f"card is not UTF-8 text: {exc.reason} at byte {exc.start}")]) from None
+    except OSError as exc:
+        raise CardError([CardIssue(card=source, field="<card>", line=None, gate="schema",
+                                   message=f"cannot read card: {exc.strerror or exc}")]) from None
+    card = parse_text(text, source)
+    if check_schema:
+        issues = schema_issues(card)
+        if issues:
+            raise CardError(issues)
+    return card
+
+
+def card_files(path: Union[str, os.PathLike]) -> List[Path]:
+    """The card files under ``path`` (a file, or a folder searched recursively for ``*.yaml``/``*.yml``), sorted.
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"no such card or folder: {p}")
+    if p.is_file():
+        return [p]
+    return sorted(q for q in p.rglob("*") if q.suffix in (".yaml", ".yml") and q.is_file())
+
+
+def iter_cards(paths: Iterable[Union[str, os.PathLike]]):
+    """Yield ``(path, Card or CardError)`` for every card file under ``paths``."""
+    for root in paths:
+        for f in card_files(root):
+            try:
+                yield f, load_card(f)
+            except CardError as exc:
+                yield f, exc
