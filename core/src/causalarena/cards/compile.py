@@ -223,10 +223,13 @@ class _Static:
         except ValueError as exc:
             self.err(path, str(exc), "mechanism")
 
-    def _exact_parents(self, path, used: Sequence[str], parents: Sequence[str], what: str) -> None:
+    def _exact_parents(self, path, used: Sequence[str], parents: Sequence[str], what: str,
+                       locate=None) -> None:
         hidden = [u for u in used if u not in parents]
         unused = [p for p in parents if p not in used]
         if hidden:
+            if locate is not None:  # point at the field holding the first hidden name
+                path = locate(hidden[0]) or path
             self.err(path, f"{what} reads {hidden}, which {'is' if len(hidden) == 1 else 'are'} not graph "
                            f"parent(s) of this variable (parents: {list(parents)}) — a hidden parent; add the edge "
                            "or remove the term", "mechanism")
@@ -241,7 +244,7 @@ class _Static:
         mpath = path + ("mechanism",)
         if mtype in LINEAR_TYPES:
             self._exact_parents(mpath + ("coefficients",), list(mech.get("coefficients") or {}), parents,
-                                f"{mtype} mechanism's coefficients")
+                                f"{mtype} mechanism's coefficients", lambda u: mpath + ("coefficients", u))
         elif mtype == "stock_flow":
             used = list(mech.get("inflows") or {}) + list(mech.get("outflows") or {})
             init = mech.get("initial")
@@ -250,7 +253,13 @@ class _Static:
             dup = sorted({u for u in used if used.count(u) > 1})
             if dup:
                 self.err(mpath, f"{dup} appear more than once among initial, inflows and outflows", "mechanism")
-            self._exact_parents(mpath, used, parents, "stock_flow's initial/inflows/outflows")
+            def locate(u, mech=mech, mpath=mpath):
+                for key in ("inflows", "outflows"):
+                    if u in (mech.get(key) or {}):
+                        return mpath + (key, u)
+                return mpath + ("initial",) if mech.get("initial") == u else None
+
+            self._exact_parents(mpath, used, parents, "stock_flow's initial/inflows/outflows", locate)
             fl, cap = mech.get("floor", 0.0), mech.get("capacity")
             if fl is not None and cap is not None and not fl < cap:
                 self.err(mpath, f"floor ({fl}) must be below capacity ({cap})", "mechanism")

@@ -142,18 +142,41 @@ def _table_gates(card: Card, names: List[str], x: np.ndarray, label: str, out: L
                                               "copy?); revise, or justify in justifications.near_copies", "data"))
 
 
+def _equation_in_units(card: Card, eq: Dict[str, Any], spec, x: np.ndarray) -> np.ndarray:
+    """The equation recomputed independently of the sampler: pint quantities in the declared units.
+
+    The sampler evaluates formulas on SI-converted floats (an affine map per
+    input); here the same text is evaluated on ``pint`` quantity arrays in
+    the card's own units and converted to the output's unit by pint, so a
+    wrong conversion, a noised, rounded or clipped output all show up as a
+    residual.
+    """
+    from .units import quantity
+
+    names = spec.names
+    units = {v["name"]: str(v["unit"]) for v in card.variables}
+    constants = {k: (quantity(float(c["value"]), c["unit"]) if isinstance(c, dict) else float(c))
+                 for k, c in (eq.get("constants") or {}).items()}
+    env = {p: quantity(x[:, names.index(p)], units[p]) for p in eq["inputs"]}
+    result = Expression(eq["expression"], list(eq["inputs"]), constants)(env)
+    out_unit = units[eq["output"]]
+    if hasattr(result, "to"):
+        return np.broadcast_to(np.asarray(result.to(out_unit).magnitude, dtype=float), (x.shape[0],))
+    return np.broadcast_to(np.asarray(quantity(result, "dimensionless").to(out_unit).magnitude, dtype=float),
+                           (x.shape[0],))
+
+
 def _formula_gates(card: Card, spec, scm, x: np.ndarray, mask: np.ndarray, label: str, out: List[CardIssue],
                    stats: Dict[str, Any], n_obs_rows: int) -> None:
     eq_path = {e["id"]: ("equations", k) for k, e in enumerate(card.equations)}
+    equations = {e["id"]: e for e in card.equations}
     for j, node in enumerate(spec.nodes):
         eq = node.tags.get("equation")
         if not eq:
             continue
         rows = ~mask[:, j]
-        mech = scm._mechanisms[j]
-        pa = x[:, scm.parents[j]][rows]
         with np.errstate(all="ignore"):
-            want = mech.evaluate(pa)
+            want = _equation_in_units(card, equations[eq], spec, x[rows])
         got = x[rows, j]
         resid = np.abs(got - want)
         rel = resid / np.maximum(np.abs(want), 1e-12)
@@ -202,7 +225,16 @@ def validate_card(path: Union[str, Path, Card], pool_severity: str = "warning", 
         try:
             card = load_card(path)
         except CardError as exc:
-            return CardReport(path=str(path), issues=exc.issues)
+            report = CardReport(path=str(path), issues=exc.issues)
+            try:  # name the card in the report when its YAML at least parses
+                raw = load_card(path, check_schema=False).data
+                if isinstance(raw.get("id"), str):
+                    report.card_id = raw["id"]
+                if raw.get("family") in ("semantic", "formula"):
+                    report.family = raw["family"]
+            except CardError:
+                pass
+            return report
     report = CardReport(path=card.source, card_id=card.id, family=card.family)
     if not isinstance(path, Card):
         stem = Path(card.source).stem

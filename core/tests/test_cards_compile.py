@@ -1,0 +1,191 @@
+"""Scenario cards: translation to SCMSpec, known answers of the typed operations, gates, CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from causalarena.cards import compile_card, load_card, validate_card
+from causalarena.cards.model import CardError, parse_text
+from causalarena.cli import main
+from causalarena.protocol import sample_cell
+
+EXAMPLE = Path(__import__("causalarena.cards", fromlist=["x"]).__file__).with_name("example-clinic-reminders.yaml")
+
+
+def small_card(variables: str, edges: str, family: str = "semantic", domain: str = "education",
+               extra: str = "") -> str:
+    return f"""format: causalarena.card/1
+id: tiny-card
+title: Tiny
+domain: {domain}
+family: {family}
+version: 1.0.0
+summary: A tiny card for tests.
+variables:
+{variables}
+edges:
+{edges}
+{extra}"""
+
+
+ROOT_A = """  - name: a
+    meaning: input a
+    unit: "1"
+    range: [-10, 10]
+    type: continuous
+    observation: log
+    intervenable: true
+    intervention: {meaning: set a, range: [-1, 1]}
+    root_distribution: {kind: uniform, low: -2, high: 2}
+"""
+
+
+def _card(tmp_path, text, name="tiny-card.yaml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_example_compiles_to_the_expected_spec():
+    spec = compile_card(load_card(EXAMPLE))
+    assert spec.id == "semantic/example-clinic-reminders"
+    assert spec.names == ["booked_appointments", "reminder_sent", "mean_travel_km", "no_shows", "patients_seen",
+                          "backlog_days", "satisfaction_band"]
+    assert list(spec.intervention_targets) == ["reminder_sent"]
+    nodes = {n.name: n for n in spec.nodes}
+    assert nodes["booked_appointments"].role == "root" and nodes["booked_appointments"].tags["role"] == "root"
+    assert nodes["reminder_sent"].tags["intervention_values"] == [0.0, 1.0]
+    assert nodes["no_shows"].noise.params["family"] == "poisson"
+    assert nodes["patients_seen"].noise.params == {"clip": [0, None]}
+    assert nodes["satisfaction_band"].noise.params["cut"] == [-0.2, 0.9]
+    assert spec.metadata["mechanism_types"] == "expression,ordinal,saturation,stock_flow"
+    a = spec.adjacency()
+    assert a.sum() == 8 and a[spec.names.index("no_shows"), spec.names.index("patients_seen")] == 1
+    # the spec is explicit data: a JSON round trip gives the same spec
+    from causalarena.scm import SCMSpec
+
+    assert SCMSpec.from_json(spec.to_json()).to_json() == spec.to_json()
+
+
+def test_example_samples_obey_its_mechanisms():
+    spec = compile_card(load_card(EXAMPLE))
+    cell = sample_cell(spec, "semantic", "obs", 0)
+    x = {n: cell.x[:, i] for i, n in enumerate(spec.names)}
+    # stock_flow: booked − 1·no_shows over one period, floored at 0
+    np.testing.assert_array_equal(x["patients_seen"], np.maximum(x["booked_appointments"] - x["no_shows"], 0))
+    assert set(np.unique(x["reminder_sent"])) == {0.0, 1.0}
+    assert set(np.unique(x["satisfaction_band"])) <= {0.0, 1.0, 2.0}
+    assert np.all(x["no_shows"] == np.round(x["no_shows"])) and x["no_shows"].min() >= 0
+    # reminders lower no-shows: the Poisson rate has −0.9 on the logit
+    rate_on = x["no_shows"][x["reminder_sent"] == 1].mean() / x["booked_appointments"][x["reminder_sent"] == 1].mean()
+    rate_off = x["no_shows"][x["reminder_sent"] == 0].mean() / x["booked_appointments"][x["reminder_sent"] == 0].mean()
+    assert rate_on < rate_off
+    # same seed, byte-identical table
+    assert sample_cell(spec, "semantic", "obs", 0).x.tobytes() == cell.x.tobytes()
+
+
+def test_declared_intervention_values_are_used():
+    spec = compile_card(load_card(EXAMPLE))
+    cell = sample_cell(spec, "semantic", "obs_int", 0)
+    j = spec.names.index("reminder_sent")
+    rows = cell.intervention_mask[:, j]
+    assert rows.sum() == 200  # the only target
+    assert set(np.unique(cell.x[rows, j])) == {0.0, 1.0}
+    fixed = sample_cell(spec, "semantic", "obs_int", 0, protocol="fixed_setpoint")
+    assert set(np.unique(fixed.x[fixed.intervention_mask[:, j], j])) == {0.0, 1.0}
+
+
+def test_declared_intervention_range_is_used(tmp_path):
+    var_b = """  - name: b
+    meaning: output b
+    unit: "1"
+    range: [-100, 100]
+    type: continuous
+    observation: log
+    intervenable: false
+    mechanism: {type: linear, intercept: 1, coefficients: {a: 2}}
+"""
+    card = load_card(_card(tmp_path, small_card(ROOT_A + var_b, "  - {from: a, to: b, reason: a drives b}")))
+    spec = compile_card(card)
+    cell = sample_cell(spec, "semantic", "obs_int", 0)
+    rows = cell.intervention_mask[:, 0]
+    assert rows.sum() == 200 and cell.x[rows, 0].min() >= -1 and cell.x[rows, 0].max() <= 1
+    np.testing.assert_allclose(cell.x[:, 1], 1 + 2 * cell.x[:, 0])  # descendants recomputed, noiseless
+
+
+@pytest.mark.parametrize("mech, noise, check", [
+    ("{type: threshold, intercept: 0, coefficients: {a: 1}, cutoff: 0.5, below: 0, above: 1}", None,
+     lambda a, b: np.array_equal(b, (a > 0.5).astype(float))),
+    ("{type: ordinal, intercept: 0, coefficients: {a: 1}, cutpoints: [-1, 1]}", None,
+     lambda a, b: np.array_equal(b, np.searchsorted([-1, 1], a, side="right").astype(float))),
+    ("{type: saturation, intercept: 0, coefficients: {a: 1}, vmax: 10, half_saturation: 1}", None,
+     lambda a, b: np.allclose(b, 10 * np.maximum(a, 0) / (1 + np.maximum(a, 0)))),
+    ("{type: logistic, intercept: 0, coefficients: {a: 2}, scale: 5}", None,
+     lambda a, b: np.allclose(b, 5 / (1 + np.exp(-2 * a)))),
+    ("{type: expression, expression: 'where(a > 0, a ** 2, -a) + k', constants: {k: 3}}", None,
+     lambda a, b: np.allclose(b, np.where(a > 0, a ** 2, -a) + 3)),
+    ("{type: linear, intercept: 0, coefficients: {a: 1}}", "{kind: normal, scale: 1.0}",
+     lambda a, b: abs(np.std(b - a) - 1.0) < 0.1 and abs(np.mean(b - a)) < 0.1),
+])
+def test_typed_operations_known_answers(tmp_path, mech, noise, check):
+    vtype = "ordinal" if "ordinal" in mech else ("binary" if "threshold" in mech else "continuous")
+    levels = "    levels: [lo, mid, hi]\n" if vtype == "ordinal" else ""
+    rng = "[0, 2]" if vtype == "ordinal" else ("[0, 1]" if vtype == "binary" else "[-100, 100]")
+    var_b = f"""  - name: b
+    meaning: output b
+    unit: "1"
+    range: {rng}
+    type: {vtype}
+{levels}    observation: log
+    intervenable: false
+    mechanism: {mech}
+""" + (f"    noise: {noise}\n" if noise else "")
+    card = load_card(_card(tmp_path, small_card(ROOT_A + var_b, "  - {from: a, to: b, reason: a drives b}")))
+    spec = compile_card(card)
+    x = sample_cell(spec, "semantic", "obs", 0).x
+    assert check(x[:, 0], x[:, 1])
+
+
+def test_errors_name_field_and_line(tmp_path):
+    text = EXAMPLE.read_text().replace("outflows: {no_shows: 1.0}", "outflows: {no_showz: 1.0}")
+    p = _card(tmp_path, text, "example-clinic-reminders.yaml")
+    rep = validate_card(p)
+    hidden, unused = rep.errors  # the misspelt name is a hidden parent, the real parent goes unused
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "no_showz" in t)
+    assert hidden.line == line and hidden.field == "variables[4].mechanism.outflows.no_showz" and hidden.gate == "mechanism"
+    assert "no_showz" in hidden.message and "hidden parent" in hidden.message
+    assert "['no_shows']" in unused.message and "unused parent" in unused.message
+    assert str(p) in str(hidden) and f":{line}:" in str(hidden)
+
+
+def test_schema_errors_are_listed_with_lines(tmp_path):
+    text = EXAMPLE.read_text().replace("    meaning: Days until", "    meanings: Days until")
+    rep = validate_card(_card(tmp_path, text, "example-clinic-reminders.yaml"))
+    assert not rep.ok
+    msgs = " | ".join(f"{i.field}@{i.line}: {i.message}" for i in rep.errors)
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "meanings:" in t)
+    assert any(i.line is not None and abs(i.line - line) <= 1 and i.gate == "schema" for i in rep.errors), msgs
+    assert "meanings" in msgs
+
+
+def test_parse_rejects_duplicate_keys_and_aliases():
+    with pytest.raises(CardError, match="duplicate key 'id'"):
+        parse_text("id: a\nid: b\n")
+    with pytest.raises(CardError, match="anchors and aliases"):
+        parse_text("a: &x [1, 2]\nb: *x\n")
+
+
+def test_cli_validate_exit_codes_and_json(tmp_path, capsys):
+    assert main(["validate", str(EXAMPLE)]) == 0
+    assert main(["validate", "--strict", str(EXAMPLE)]) == 1  # pool rules become errors
+    bad = _card(tmp_path, EXAMPLE.read_text().replace("range: [0.5, 60]", "range: [60, 0.5]"),
+                "example-clinic-reminders.yaml")
+    capsys.readouterr()
+    assert main(["validate", "--json", str(bad)]) == 1
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["ok"] is False and any("min < max" in i["message"] for i in row["issues"])
+    assert main(["validate", str(tmp_path / "missing.yaml")]) == 2

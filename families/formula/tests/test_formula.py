@@ -1,0 +1,97 @@
+"""The shipped formula pool (issue 4 §6): gates, worked examples, residual checks, the folder option."""
+
+from __future__ import annotations
+
+import collections
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from arena_family_formula import CARDS_DIR, FormulaFamily
+from causalarena.cards.model import FORMULA_DOMAINS, card_files, load_card
+from causalarena.cards.validate import validate_card
+from causalarena.family import SCMInstance
+
+FILES = card_files(CARDS_DIR)
+BAROMETRIC = CARDS_DIR / "earth_systems" / "barometric-pressure-reduction.yaml"
+THIN_LENS = CARDS_DIR / "optics_waves" / "thin-lens-imaging.yaml"
+
+
+def test_twenty_cards_two_per_domain():
+    by_domain = collections.Counter(load_card(f).data["domain"] for f in FILES)
+    assert dict(by_domain) == {d: 2 for d in FORMULA_DOMAINS}
+
+
+@pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
+def test_shipped_card_passes_every_gate_strictly(path):
+    rep = validate_card(path, pool_severity="error")
+    assert rep.issues == [], "\n".join(map(str, rep.issues))
+    card = load_card(path)
+    assert card.family == "formula" and path.parent.name == card.data["domain"] and path.stem == card.id
+    assert 16 <= rep.stats["d"] <= 25 and 18 <= rep.stats["edges"] <= 50
+    assert 1 <= len(card.equations)
+    for eq in card.equations:
+        assert eq["source"].strip() and eq["reverse_orientation"].strip()
+        out = next(v for v in card.variables if v["name"] == eq["output"])
+        # formula nodes are computed exactly: no noise, no rounding, no clipping
+        assert out.get("noise") is None and out.get("boundary") is None and out.get("resolution") is None
+    for eq_id, res in rep.stats["residuals"].items():
+        assert res["max_rel"] <= 1e-9 and res["rows"] > 0, eq_id
+
+
+def test_barometric_worked_example():
+    """Paper §4.3 / Fig. 3 (bottom): 16 variables, 18 edges, the hypsometric equation."""
+    card = load_card(BAROMETRIC)
+    assert (len(card.variables), len(card.edges)) == (16, 18)
+    hyps = [e for e in card.equations if "exp(" in e["expression"].replace(" ", "") and e["output"] == "slp"]
+    assert len(hyps) == 1
+    eq = hyps[0]
+    assert len(eq["inputs"]) == 4
+    r = [c for c in eq["constants"].values() if "J" in c["unit"]]
+    assert len(r) == 1 and r[0]["value"] == pytest.approx(287.05)
+    rep = validate_card(BAROMETRIC)
+    assert rep.ok and rep.stats["residuals"][eq["id"]]["max_rel"] < 1e-12
+
+
+def test_barometric_slp_by_hand():
+    """SLP = p_stn · exp(g z / (R_d T_v)) recomputed here with plain numpy, in hPa, m, m/s², K."""
+    inst = FormulaFamily().instance("barometric-pressure-reduction")
+    ds = inst.dataset("obs_int", 0, standardise=False)
+    col = {n: ds.X[:, i] for i, n in enumerate(ds.columns)}
+    slp = col["p_station"] * np.exp(col["g_eff"] * col["z_fused"] / (287.05 * col["t_virtual"]))
+    free = ~ds.intervention_mask[:, ds.columns.index("slp")]
+    np.testing.assert_allclose(col["slp"][free], slp[free], rtol=1e-12)
+    # a station at ~1.6 km: the reduction adds roughly 150-200 hPa
+    assert 120 < np.median(col["slp"] - col["p_station"]) < 230
+    # QNH is that pressure reported in whole hPa
+    np.testing.assert_array_equal(col["qnh"], np.floor(col["qnh"]))
+    # interventions on the fusion weight recompute the fused height, gravity and SLP downstream
+    w = ds.columns.index("fusion_weight")
+    rows = ds.intervention_mask[:, w]
+    if rows.any():
+        z = col["fusion_weight"] * col["elev_surveyed"] + (1 - col["fusion_weight"]) * col["gps_altitude"]
+        np.testing.assert_allclose(col["z_fused"][rows], z[rows], rtol=1e-12)
+
+
+def test_thin_lens_records_its_three_equations():
+    card = load_card(THIN_LENS)
+    text = " ".join(f"{e['id']} {e['name']}".lower() for e in card.equations)
+    for word in ("lens", "airy", "magnification"):
+        assert word in text
+
+
+def test_family_and_folder_option(tmp_path):
+    fam = FormulaFamily()
+    insts = fam.instances()
+    assert len(insts) == len(FILES) and all(isinstance(i, SCMInstance) for i in insts)
+    baro = fam.instance("barometric-pressure-reduction")
+    assert "hypsometric" in baro.factors["equation_ids"] or baro.factors["equation_ids"]
+    assert baro.factors["domain"] == "earth_systems"
+    mine = tmp_path / "lab"
+    mine.mkdir()
+    (mine / "my-baro.yaml").write_text(BAROMETRIC.read_text().replace("id: barometric-pressure-reduction",
+                                                                        "id: my-baro"))
+    (only,) = FormulaFamily(cards=str(mine), shipped="false").instances()
+    assert isinstance(only, SCMInstance) and only.scm_id == "my-baro"
+    np.testing.assert_array_equal(only.true_adjacency(), baro.true_adjacency())
