@@ -254,13 +254,35 @@ def validate_card(path: Union[str, Path, Card], pool_severity: str = "warning", 
     report.spec = spec
     if data:
         try:
-            _data_gates(card, spec, report)
+            _data_gates(card, spec, report, pool_severity)
         except Exception as exc:
             report.issues.append(card.issue((), f"sampling failed: {type(exc).__name__}: {exc}", "data"))
     return report
 
 
-def _data_gates(card: Card, spec, report: CardReport) -> None:
+def _rank_gate(card: Card, names: List[str], x: np.ndarray, severity: str, out: List[CardIssue]) -> None:
+    """Exact linear dependence among the observed columns (a sum of two observed readings …).
+
+    Not in App. A.3's list, but such a table is refused as ``invalid_input``
+    by every method that inverts the covariance (pc, ges, gies: check I12 of
+    :mod:`causalarena.checks`), so the card would score nothing for them.
+    Same severity as the pool rules: an error for the shipped pool.
+    """
+    import types
+
+    from ..checks import check_input
+
+    res = check_input(types.SimpleNamespace(X=x, columns=list(names)),
+                      types.SimpleNamespace(requires_full_rank=True, handles_missing=False, min_samples_factor=0))
+    for problem in res.problems:
+        if problem.startswith("rank-deficient"):
+            out.append(card.issue(("variables",), problem + " — methods that invert the covariance (pc, ges, "
+                                  "gies) refuse such a table; report the derived value at its instrument "
+                                  "resolution or with readout noise, or use the law's nonlinear form", "data",
+                                  severity))
+
+
+def _data_gates(card: Card, spec, report: CardReport, pool_severity: str = "warning") -> None:
     from ..interventions import intervention_audit
     from ..protocol import sample_cell
 
@@ -271,6 +293,8 @@ def _data_gates(card: Card, spec, report: CardReport) -> None:
     out: List[CardIssue] = []
     _table_gates(card, names, obs.x_structural, "obs", out, check_spread=True)
     _table_gates(card, names, mixed.x_structural, "obs+int", out, check_spread=False)
+    if all(np.isfinite(obs.x_structural).all(axis=0)):
+        _rank_gate(card, names, obs.x_structural, pool_severity, out)
     if mixed.x.shape[1] != obs.x.shape[1]:
         out.append(card.issue(("variables",), "obs and obs+int tables have different columns", "data"))
     for problem in intervention_audit(scm, mixed.x_structural, mixed.intervention_mask, mixed.regime,

@@ -1,0 +1,63 @@
+"""Semantic and formula families in the arena (issue 4 "Done when"): leaderboard rows, a card folder from anywhere."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pandas as pd
+
+from conftest import run_arena
+
+import arena_family_formula
+import arena_family_semantic
+
+
+def test_both_card_families_reach_the_leaderboard_beside_synthetic(tmp_path):
+    proc = run_arena("run", "--methods", "randomregress,gies", "--families", "synthetic,semantic,formula",
+                     "--family-option", "synthetic.graphs=er", "--family-option", "synthetic.per_cell=1",
+                     "--family-option", "semantic.ids=wildfire-smoke-shelter",
+                     "--family-option", "formula.ids=barometric-pressure-reduction",
+                     "--replicates", "1", "--no-progress", "--results", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    runs = pd.read_parquet(tmp_path / "runs.parquet")
+    cards = runs[runs["family"].isin(["semantic", "formula"])]
+    # randomregress: obs ok, obs+int missing (it ignores interventions); gies: both splits ok
+    got = {(r.family, r.method, r.split): r.status for r in cards.itertuples()}
+    for fam in ("semantic", "formula"):
+        assert got[(fam, "randomregress", "obs")] == "ok"
+        assert got[(fam, "gies", "obs")] == "ok" and got[(fam, "gies", "obs_int")] == "ok"
+    board = pd.read_csv(tmp_path / "leaderboard.csv")
+    text = board.to_string()
+    assert "semantic" in text and "formula" in text and "synthetic" in text
+
+
+def test_a_card_folder_outside_the_repo_runs_in_the_arena(tmp_path):
+    mine = tmp_path / "third-party-cards"
+    mine.mkdir()
+    src = Path(arena_family_semantic.CARDS_DIR) / "public_health" / "wildfire-smoke-shelter.yaml"
+    (mine / "my-smoke-day.yaml").write_text(src.read_text().replace("id: wildfire-smoke-shelter", "id: my-smoke-day"))
+    bad = mine / "broken.yaml"
+    bad.write_text("format: causalarena.card/1\nid: broken\n")
+    proc = run_arena("validate", str(mine), check=False)
+    assert proc.returncode == 1 and "broken.yaml" in proc.stdout and "1 passed, 1 failed" in proc.stdout
+    res = tmp_path / "res"
+    proc = run_arena("run", "--methods", "randomregress", "--families", "semantic",
+                     "--family-option", f"semantic.cards={mine}", "--family-option", "semantic.shipped=false",
+                     "--replicates", "1", "--splits", "obs", "--no-progress", "--results", str(res), check=False)
+    runs = pd.read_parquet(res / "runs.parquet")
+    status = dict(zip(runs["scm_id"], runs["status"]))
+    assert status == {"my-smoke-day": "ok", "broken": "failed"}
+    assert "failed validation" in runs.set_index("scm_id").loc["broken", "error"]
+
+
+def test_validate_and_card_commands_on_the_shipped_pools(tmp_path):
+    for pkg in (arena_family_semantic, arena_family_formula):
+        proc = run_arena("validate", "--strict", str(pkg.CARDS_DIR))
+        assert "20 card(s): 20 passed, 0 failed; 0 error(s), 0 warning(s)" in proc.stdout
+    proc = run_arena("card", "show", "barometric-pressure-reduction")
+    assert "hypsometric" in proc.stdout.lower() and "p_station" in proc.stdout
+    run_arena("card", "render", "semantic/wildfire-smoke-shelter", "--out", str(tmp_path))
+    assert (tmp_path / "wildfire-smoke-shelter.png").stat().st_size > 10_000
+    assert (tmp_path / "wildfire-smoke-shelter.svg").exists()
+    shutil.rmtree(tmp_path)
