@@ -177,9 +177,15 @@ class Expression:
             v = node.value
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 raise self._fail(node, f"only numbers are allowed as literals, not {type(v).__name__} {v!r}")
-            if not np.isfinite(float(v)):
+            try:
+                fv = float(v)
+            except OverflowError:  # an integer literal beyond float range
+                raise self._fail(node, "literal is too large (beyond the float range)") from None
+            if not np.isfinite(fv):
                 raise self._fail(node, f"literal {v!r} is not finite")
-            value = float(v)
+            # numpy scalars, not Python floats: 1 / 0, 0 ** -1, 1e300 ** 2 and (-8) ** 0.5 between
+            # literals give inf/nan like arrays do instead of raising ZeroDivisionError/OverflowError
+            value = np.float64(fv)
             return lambda env, hz: value
         if isinstance(node, ast.Name):
             name = node.id
@@ -191,9 +197,14 @@ class Expression:
                 return lambda env, hz: env[name]
             if name in self.constants:
                 value = self.constants[name]
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    try:
+                        value = np.float64(value)  # see the literals above
+                    except OverflowError:
+                        raise self._fail(node, f"constant {name!r} is too large (beyond the float range)") from None
                 return lambda env, hz: value
             if name in BUILTIN_CONSTANTS:
-                value = BUILTIN_CONSTANTS[name]
+                value = np.float64(BUILTIN_CONSTANTS[name])
                 return lambda env, hz: value
             if name in FUNCTIONS:
                 raise self._fail(node, f"function {name!r} used without a call")
@@ -276,9 +287,15 @@ class Expression:
             exp_node = exp_node.operand
         if isinstance(exp_node, ast.Constant) and isinstance(exp_node.value, (int, float)) \
                 and not isinstance(exp_node.value, bool):
-            p = sign * float(exp_node.value)
+            try:
+                p = sign * float(exp_node.value)
+            except OverflowError:  # an integer exponent beyond float range
+                p = float("inf")
         elif isinstance(exp_node, ast.Name) and exp_node.id in self.constants:
-            p = sign * float(_magnitude(self.constants[exp_node.id]))
+            try:
+                p = sign * float(_magnitude(self.constants[exp_node.id]))
+            except OverflowError:
+                p = float("inf")
         else:
             raise self._fail(node, "the exponent of ** must be a number or a named constant "
                                    f"(|p| <= {MAX_EXPONENT:g}); use exp()/log() for variable exponents")
