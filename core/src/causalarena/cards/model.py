@@ -189,11 +189,20 @@ def _convert(node, path: FieldPath, lines: Dict[FieldPath, int], seen: set, issu
         return [_convert(v, path + (i,), lines, seen, issues, source) for i, v in enumerate(node.value)]
     constructor = yaml.constructor.SafeConstructor()
     try:
-        return constructor.construct_object(node)
+        value = constructor.construct_object(node)
     except Exception as exc:  # a malformed timestamp, a bad !!binary … : report, never crash
         issues.append(CardIssue(card=source, field=field_text(path), line=node.start_mark.line + 1,
                                 message=f"cannot read value: {exc}", gate="schema"))
         return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            float(value)
+        except OverflowError:  # every number is used as a float; 10**400 would crash the gates later
+            issues.append(CardIssue(card=source, field=field_text(path), line=node.start_mark.line + 1,
+                                    message=f"integer with {value.bit_length()} bits is beyond the float range",
+                                    gate="schema"))
+            return None
+    return value
 
 
 def parse_text(text: str, source: str = "<string>") -> Card:
