@@ -189,3 +189,32 @@ def test_cli_validate_exit_codes_and_json(tmp_path, capsys):
     (row,) = json.loads(capsys.readouterr().out)
     assert row["ok"] is False and any("min < max" in i["message"] for i in row["issues"])
     assert main(["validate", str(tmp_path / "missing.yaml")]) == 2
+
+
+def test_fast_schema_path_gives_the_full_schemas_verdict(tmp_path):
+    """The split validators (one branch per switch) agree with card.schema.json on good and broken cards."""
+    from causalarena.cards.model import _validator, schema_issues
+
+    good = parse_text(EXAMPLE.read_text())
+    broken = [
+        EXAMPLE.read_text().replace("kind: lognormal, median: 8, sigma: 0.5", "kind: lognormal, median: 8"),
+        EXAMPLE.read_text().replace("type: saturation", "type: saturate"),
+        EXAMPLE.read_text().replace("cutpoints: [-0.2, 0.9]", "cutpoints: [-0.2, 0.9]\n      cutoff: 3"),
+        EXAMPLE.read_text().replace("noise: {kind: normal, scale: 1.0}", "noise: {kind: normal, sd: 1.0}"),
+    ]
+    assert not schema_issues(good) and not list(_validator().iter_errors(good.data))
+    for text in broken:
+        card = parse_text(text)
+        assert schema_issues(card) and list(_validator().iter_errors(card.data))
+
+
+def test_poisson_inverse_cdf_equals_scipy():
+    from scipy import stats
+
+    from causalarena.cards.components import poisson_ppf
+
+    rng = np.random.default_rng(3)
+    u = np.clip(rng.random(20000), 1e-15, 1 - 1e-15)
+    rate = np.concatenate([rng.uniform(0, 3, 5000), rng.uniform(0, 60, 5000), rng.uniform(0, 4000, 5000),
+                           np.zeros(5000)])
+    np.testing.assert_array_equal(poisson_ppf(u, rate), stats.poisson.ppf(u, rate))

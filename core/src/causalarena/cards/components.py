@@ -62,6 +62,33 @@ def _num(comp: Any, name: str, positive: bool = False) -> float:
     return float(v)
 
 
+def poisson_ppf(u: np.ndarray, rate: np.ndarray) -> np.ndarray:
+    """Exact Poisson inverse CDF: the smallest k ≥ 0 with P(K ≤ k; rate) ≥ u (float array).
+
+    Same definition as ``scipy.stats.poisson.ppf`` (and equal to it, tested),
+    ~10× faster for n = 1000: scipy's generic ``ppf`` inverts with
+    ``pdtrik`` per element; here a Cornish–Fisher start
+    ``rate + √rate·z + (z² − 1)/6`` is corrected by a few vectorised steps of
+    the CDF ``scipy.special.pdtr``.
+    """
+    u = np.asarray(u, dtype=float)
+    rate = np.broadcast_to(np.maximum(np.asarray(rate, dtype=float), 0.0), u.shape)
+    z = special.ndtri(u)
+    k = np.maximum(np.floor(rate + np.sqrt(rate) * z + (z * z - 1.0) / 6.0), 0.0)
+    k = np.where(np.isfinite(k), k, 0.0)
+    for _ in range(200):  # step down while the CDF one below still reaches u
+        down = (k > 0) & (special.pdtr(k - 1.0, rate) >= u)
+        if not down.any():
+            break
+        k = k - down
+    for _ in range(200):  # step up while the CDF is below u
+        up = special.pdtr(k, rate) < u
+        if not up.any():
+            break
+        k = k + up
+    return k
+
+
 @register_root_distribution
 class CardRoot(RootDistribution):
     """A card root distribution (FORMAT.md "Root distributions"), in the variable's unit.
@@ -288,7 +315,7 @@ class CardChannel(Noise):
             return signal + scale * special.ndtri(u0)
         if fam == "poisson":
             rate = np.clip(np.nan_to_num(signal, nan=0.0), 0.0, None)
-            return stats.poisson.ppf(u0, rate)
+            return poisson_ppf(u0, rate)
         if fam == "bernoulli":
             return (eps[:, 0] < np.clip(signal, 0.0, 1.0)).astype(float)
         if fam == "binomial":

@@ -21,6 +21,7 @@ in range).
 from __future__ import annotations
 
 import ast
+import functools
 from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -93,6 +94,15 @@ _DOMAIN = {
 }
 
 
+@functools.lru_cache(maxsize=8192)
+def _parse(text: str) -> ast.Expression:
+    """``ast.parse(text, mode="eval")``, cached: a card's expressions are parsed by several gates.
+
+    The tree is only read, never changed, so sharing it is safe.
+    """
+    return ast.parse(text, mode="eval")
+
+
 class Hazards:
     """Collects numeric hazards seen while evaluating in checked mode.
 
@@ -147,7 +157,7 @@ class Expression:
         if clash:
             raise ExpressionError(f"{clash} are both inputs and constants")
         try:
-            tree = ast.parse(text.strip(), mode="eval")
+            tree = _parse(text.strip())
         except SyntaxError as exc:
             raise ExpressionError(f"syntax error: {exc.msg}", exc.offset) from None
         except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting
