@@ -43,6 +43,8 @@ ROLE_LABELS = {
 }
 #: outline colour of intervenable variables
 DO_COLOUR = "#c0392b"
+DO_LABEL = 'intervenable ("do" handle)'
+EDGE_LABEL = "causal edge"
 #: output formats :func:`render` writes
 FORMATS = ("png", "svg", "pdf")
 #: characters per label line
@@ -53,7 +55,9 @@ _BOX_W = 1.30          # box width
 _LINE_H = 0.165        # height of one label line (9 pt)
 _BOX_PAD = 0.16        # vertical padding inside a box
 _LAYER_GAP = 1.05      # horizontal room for arrows between two layers of boxes
-_NODE_GAP = 0.26       # vertical gap between two boxes
+_NODE_GAP = 0.26       # vertical gap between two boxes (or a box and a passing edge)
+_LANE_GAP = 0.10       # vertical gap between two long edges passing through a layer
+_PORT_STEP = 0.075     # vertical distance between two arrows meeting one side of a box
 _DUMMY_H = 0.10        # vertical room of a long edge passing through a layer
 _MARGIN = 0.35
 _FONT = 9
@@ -151,7 +155,7 @@ def _mechanism(v: Dict[str, Any], is_root: bool) -> str:
     if is_root or not isinstance(mech, dict):
         rd = v.get("root_distribution")
         if isinstance(rd, dict):
-            return "root: " + _call(rd.get("kind", "?"), rd)
+            return _call(rd.get("kind", "?"), rd)
         return "?" if mech is None else _value(mech)
     kind = mech.get("type", "?")
     if kind == "equation":
@@ -198,8 +202,8 @@ def show(card: Card, console: Any) -> None:
 
     Prints a header (id, title, family/domain, version, summary, counts of
     variables, edges and intervenable variables), a variables table (name,
-    role, type, unit, range, intervention, mechanism, noise, meaning,
-    observation), an edges table (from → to, reason) and, when the card has
+    role, type, unit, range, intervention, mechanism or root distribution,
+    noise, meaning, observation), an edges table (from → to, reason) and, when the card has
     equations (formula cards), an equations table (id, output ← inputs,
     expression, constants with units, validity, source).
 
@@ -242,7 +246,7 @@ def show(card: Card, console: Any) -> None:
     vt = Table(title="Variables", title_justify="left", box=box.SIMPLE_HEAD, show_lines=True, expand=True)
     for col, kw in (("name", {"style": "bold", "overflow": "fold"}), ("role", {"no_wrap": True}),
                     ("type", {}), ("unit", {"overflow": "fold"}), ("range", {"no_wrap": True}),
-                    ("intervenable", {"ratio": 2}), ("mechanism", {"ratio": 3}),
+                    ("intervenable", {"ratio": 2}), ("mechanism / root draw", {"ratio": 3}),
                     ("noise", {"overflow": "fold"}), ("meaning", {"ratio": 3}), ("observation", {"ratio": 2})):
         vt.add_column(col, **kw)
     for v in variables:
@@ -266,8 +270,8 @@ def show(card: Card, console: Any) -> None:
     if card.equations:
         qt = Table(title="Equations", title_justify="left", box=box.SIMPLE_HEAD, show_lines=True, expand=True)
         for col, kw in (("id", {"style": "bold", "overflow": "fold"}), ("output ← inputs", {"ratio": 2}),
-                        ("expression", {"ratio": 3, "overflow": "fold"}), ("constants", {"ratio": 2}),
-                        ("validity", {"ratio": 2}), ("source", {"ratio": 2})):
+                        ("expression", {"ratio": 3, "overflow": "fold"}), ("constants", {"ratio": 3}),
+                        ("validity", {"ratio": 1}), ("source", {"ratio": 2})):
             qt.add_column(col, **kw)
         for q in card.equations:
             inputs = q.get("inputs") or []
@@ -357,9 +361,9 @@ def _compute_layout(card: Card) -> _Layout:
     layers: List[List[Any]] = [[] for _ in range(max(layer_of.values(), default=-1) + 1)]
     for n in g.nodes:  # card order within a layer to start with
         layers[layer_of[n]].append(n)
-        w = _BOX_W
-        h = _BOX_PAD + _LINE_H * node_label(n).count("\n") + _LINE_H
-        lay.size[n] = (w, h)
+        h = _BOX_PAD + _LINE_H * (node_label(n).count("\n") + 1)
+        ports = max(g.in_degree(n), g.out_degree(n))
+        lay.size[n] = (_BOX_W, max(h, _PORT_STEP * (ports - 1) / 0.8))  # room for the arrows' ports
 
     # long edges run through one virtual point per intermediate layer
     down: Dict[Any, List[Any]] = {n: [] for n in g.nodes}
@@ -405,15 +409,18 @@ def _compute_layout(card: Card) -> _Layout:
     def height(n):
         return lay.size[n][1] if n in lay.size else _DUMMY_H
 
+    def gap(a, b):
+        return _NODE_GAP if isinstance(a, str) or isinstance(b, str) else _LANE_GAP
+
     ys: Dict[Any, float] = {}
     for ls in layers:
         y = 0.0
+        for i, n in enumerate(ls):
+            if i:
+                y += (height(ls[i - 1]) + height(n)) / 2 + gap(ls[i - 1], n)
+            ys[n] = y
         for n in ls:
-            ys[n] = y + height(n) / 2
-            y += height(n) + _NODE_GAP
-        shift = (y - _NODE_GAP) / 2
-        for n in ls:
-            ys[n] -= shift
+            ys[n] -= y / 2
 
     def place(ls, neigh_sets):
         if not ls:
@@ -421,7 +428,7 @@ def _compute_layout(card: Card) -> _Layout:
         offs, acc = [], 0.0
         for i, n in enumerate(ls):
             if i:
-                acc += (height(ls[i - 1]) + height(n)) / 2 + _NODE_GAP
+                acc += (height(ls[i - 1]) + height(n)) / 2 + gap(ls[i - 1], n)
             offs.append(acc)
         want = []
         for n in ls:
@@ -479,12 +486,12 @@ def _edge_path(points: List[Tuple[float, float]]):
 
 
 def _ports(n: Any, others: List[Tuple[float, Tuple[str, str]]], lay: _Layout) -> Dict[Tuple[str, str], float]:
-    """Spread the edges leaving/entering one side of box ``n`` over 60 % of its height, ordered by the far end."""
+    """Spread the edges leaving/entering one side of box ``n`` over ≤ 80 % of its height, ordered by the far end."""
     h = lay.size[n][1]
     cy = lay.pos[n][1]
     if len(others) <= 1:
         return {e: cy for _, e in others}
-    span = min(0.6 * h, 0.09 * (len(others) - 1))
+    span = min(0.8 * h, _PORT_STEP * (len(others) - 1))
     ordered = sorted(others, key=lambda t: -t[0])  # highest far end first → top port
     return {e: cy + span / 2 - span * i / (len(ordered) - 1) for i, (_, e) in enumerate(ordered)}
 
@@ -501,7 +508,8 @@ def render(card: Card, out_dir: Union[str, Path], formats: Iterable[str] = ("png
     The figure is sized from the number of layers and the tallest layer.
     PNGs are written at 200 dpi (less only for graphs too large for that);
     SVGs keep text as ``<text>`` (``svg.fonttype: none``), each box in a
-    group with id ``node-<name>`` and each edge in ``edge-<from>--<to>``.
+    group with id ``node-<name>`` (its label in ``label-<name>``) and each
+    edge in ``edge-<from>--<to>``.
 
     Args:
         card: a loaded card.
@@ -553,7 +561,12 @@ def render(card: Card, out_dir: Union[str, Path], formats: Iterable[str] = ("png
              f"{_clean(card.data.get('domain', '?'))}, {len(nodes)} variables, {len(lay.routes)} edges")
     title_lines = textwrap.wrap(title, width=max(40, int(fig_w * 72 / (11 * 0.55))))
     title_h = 0.25 + 0.22 * len(title_lines)
-    legend_h = 0.55
+    used_roles = set(roles.values())
+    has_do = any(by_name.get(n, {}).get("intervenable") for n in nodes)
+    labels = [ROLE_LABELS[r] for r in ROLE_COLOURS if r in used_roles] + ([DO_LABEL] if has_do else []) + [EDGE_LABEL]
+    one_row = sum(0.75 + 0.065 * len(t) for t in labels)  # inches at 8.5 pt
+    legend_cols = len(labels) if one_row <= fig_w - 0.5 else math.ceil(len(labels) / 2)
+    legend_h = 0.55 if legend_cols == len(labels) else 0.8
     fig_h = content_h + 2 * _MARGIN + title_h + legend_h
 
     fig = Figure(figsize=(fig_w, fig_h))
@@ -583,7 +596,9 @@ def render(card: Card, out_dir: Union[str, Path], formats: Iterable[str] = ("png
 
     for (a, b), route in lay.routes.items():
         pts = [(lay.pos[a][0] + lay.size[a][0] / 2, out_y[(a, b)])]
-        pts += [lay.pos[v] for v in route[1:-1]]
+        for v in route[1:-1]:  # straight across a layer's column of boxes, curved only between columns
+            vx, vy = lay.pos[v]
+            pts += [(vx - _BOX_W / 2, vy), (vx + _BOX_W / 2, vy)]
         pts.append((lay.pos[b][0] - lay.size[b][0] / 2, in_y[(a, b)]))
         arrow = FancyArrowPatch(path=_edge_path(pts), arrowstyle="-|>", mutation_scale=11, linewidth=1.0,
                                 color="#5a5a5a", shrinkA=0, shrinkB=0, zorder=1, alpha=0.85)
@@ -600,8 +615,9 @@ def render(card: Card, out_dir: Union[str, Path], formats: Iterable[str] = ("png
                              linewidth=2.6 if do else 1.1, zorder=3)
         box.set_gid(f"node-{n}")
         ax.add_patch(box)
-        ax.text(x, y, node_label(n), ha="center", va="center", fontsize=_FONT, zorder=4, parse_math=False,
-                linespacing=1.15, color="#1a1a1a")
+        label = ax.text(x, y, node_label(n), ha="center", va="center", fontsize=_FONT, zorder=4,
+                        parse_math=False, linespacing=1.15, color="#1a1a1a")
+        label.set_gid(f"label-{n}")
         if do:
             ax.text(x - w / 2 + 0.02, y + h / 2 - 0.01, "do", ha="left", va="center", fontsize=6.5,
                     fontweight="bold", color="white", zorder=5, parse_math=False,
@@ -609,12 +625,11 @@ def render(card: Card, out_dir: Union[str, Path], formats: Iterable[str] = ("png
                               edgecolor="none"))
 
     handles = [Patch(facecolor=ROLE_COLOURS[r][0], edgecolor=ROLE_COLOURS[r][1], label=ROLE_LABELS[r])
-               for r in ROLE_COLOURS if r in roles.values()]
-    if any(by_name.get(n, {}).get("intervenable") for n in nodes):
-        handles.append(Patch(facecolor="white", edgecolor=DO_COLOUR, linewidth=2.6,
-                             label='intervenable ("do" handle)'))
-    handles.append(Line2D([], [], color="#5a5a5a", marker=">", markersize=5, label="causal edge"))
-    fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 5), frameon=False, fontsize=8.5,
+               for r in ROLE_COLOURS if r in used_roles]
+    if has_do:
+        handles.append(Patch(facecolor="white", edgecolor=DO_COLOUR, linewidth=2.6, label=DO_LABEL))
+    handles.append(Line2D([], [], color="#5a5a5a", marker=">", markersize=5, label=EDGE_LABEL))
+    fig.legend(handles=handles, loc="lower center", ncol=legend_cols, frameon=False, fontsize=8.5,
                bbox_to_anchor=(0.5, 0.08 / fig_h), handlelength=1.8, columnspacing=1.6)
 
     out = Path(out_dir)
