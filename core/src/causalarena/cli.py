@@ -480,6 +480,10 @@ def cmd_audit(args) -> int:
     _apply_fresh(args, registry, [info], opts)
     options = opts[args.family]
     fam = _family_object(registry, args.family, options)
+    from .cards.family import CardFamily
+
+    if isinstance(fam, CardFamily):
+        return _audit_cards(args, fam)
     if hasattr(fam, "config_ids"):
         ids = fam.config_ids()
     else:
@@ -544,6 +548,37 @@ def cmd_audit(args) -> int:
     return 0 if ok else 1
 
 
+def _audit_cards(args, fam) -> int:
+    """``arena audit semantic|formula``: the card gates on every split × replicate table."""
+    import time
+
+    console = _console()
+    t0 = time.perf_counter()
+    records = fam.audit(_csv(args.splits), args.replicates, _csv(args.scm))
+    if not records:
+        raise UsageError("nothing to audit (check --scm and the family options)")
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            for rec in records:
+                fh.write(json.dumps(rec, default=str) + "\n")
+    passed = sum(r["passed"] for r in records)
+    tables = sum(r["tables"] for r in records)
+    bad_tables = sum(r.get("failed_tables", 0) for r in records)
+    ok = passed == len(records)
+    console.print(f"[{'green' if ok else 'red'}]{passed} / {len(records)} cards pass[/]; "
+                  f"{tables - bad_tables} / {tables} tables pass (card gates, App. A.3 stage 5); "
+                  f"{time.perf_counter() - t0:.1f} s")
+    from rich.markup import escape
+
+    for rec in records:
+        for err in rec["errors"][:3]:
+            console.print(f"[red]invalid[/red] {escape(rec['scm_id'])}: {escape(err)}")
+        for f in rec["failures"][:3]:
+            console.print(f"[red]fail[/red] {escape(rec['scm_id'])} {f['split']} rep {f['replicate']}: "
+                          f"{escape(f['reason'])}")
+    return 0 if ok else 1
+
+
 def cmd_export(args) -> int:
     from .export import export_instance, write_release_manifest
 
@@ -594,7 +629,7 @@ def cmd_validate(args) -> int:
     for path in args.paths:
         try:
             reports.extend(validate_path(path, pool_severity="error" if args.strict else "warning",
-                                         data=not args.no_data))
+                                         data=not args.no_data, all_tables=args.all_tables))
         except FileNotFoundError as exc:
             raise UsageError(str(exc)) from None
     if args.json:
@@ -746,6 +781,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--strict", action="store_true",
                     help="pool rules are errors and warnings fail (what the shipped cards must pass)")
     sp.add_argument("--no-data", action="store_true", help="static gates only (no sampling)")
+    sp.add_argument("--all-tables", action="store_true",
+                    help="data gates on every shipped table (both splits x 5 replicates), not only replicate 0")
     sp.add_argument("--json", action="store_true", help="one JSON record per card")
     sp.add_argument("-v", "--verbose", action="store_true", help="one status line per card (residuals)")
     sp.set_defaults(func=cmd_validate)

@@ -145,3 +145,33 @@ class CardFamily(Family):
             out.append(SCMInstance(family=self.name, scm_id=cid, spec=rep.spec, factors=factors))
         self._instances = out
         return out
+
+    def audit(self, splits: Optional[Sequence[str]] = None, replicates: Optional[int] = None,
+              scm_ids: Optional[Sequence[str]] = None) -> List[Dict[str, Any]]:
+        """Card gates on every table of every selected card (``arena audit semantic|formula``).
+
+        Returns:
+            One record per card: ``scm_id``, ``passed``, ``tables``, ``failures``
+            (``split``, ``replicate``, ``reason``), ``errors`` (validation errors
+            of a card that did not compile).
+        """
+        from .model import load_card
+        from .validate import audit_tables
+
+        records = []
+        for inst in self.instances():
+            if scm_ids and inst.scm_id not in scm_ids:
+                continue
+            if isinstance(inst, FailedCard):
+                records.append({"scm_id": inst.scm_id, "passed": False, "tables": 0, "failures": [],
+                                "errors": [inst.error]})
+                continue
+            path = next(r.path for r in self.reports() if r.spec is not None and r.spec.id == inst.spec.id)
+            tables = audit_tables(load_card(path), inst.spec, tuple(splits or inst.splits),
+                                  int(replicates or inst.n_replicates))
+            failures = [{"split": t["split"], "replicate": t["replicate"], "reason": p}
+                        for t in tables for p in t["problems"]]
+            records.append({"scm_id": inst.scm_id, "passed": not failures, "tables": len(tables),
+                            "failed_tables": sum(bool(t["problems"]) for t in tables), "failures": failures,
+                            "errors": []})
+        return records

@@ -207,7 +207,8 @@ def _formula_gates(card: Card, spec, scm, x: np.ndarray, mask: np.ndarray, label
                                       f"of the {label} table: the equation is used outside its domain", "formula"))
 
 
-def validate_card(path: Union[str, Path, Card], pool_severity: str = "warning", data: bool = True) -> CardReport:
+def validate_card(path: Union[str, Path, Card], pool_severity: str = "warning", data: bool = True,
+                  all_tables: bool = False) -> CardReport:
     """Run every gate on one card; never raises for a bad card.
 
     Args:
@@ -215,6 +216,9 @@ def validate_card(path: Union[str, Path, Card], pool_severity: str = "warning", 
         pool_severity: ``"warning"`` (third-party cards) or ``"error"``
             (the shipped pool) for the pool rules of App. A.4–A.5.
         data: also run the data gates (sampling n = 1000 + 1000 rows).
+        all_tables: when the card passes, also run the data gates on every
+            table the arena ships (both splits × 5 replicates,
+            :func:`audit_tables`), not only replicate 0.
 
     Returns:
         A :class:`CardReport`.
@@ -255,6 +259,16 @@ def validate_card(path: Union[str, Path, Card], pool_severity: str = "warning", 
     if data:
         try:
             _data_gates(card, spec, report, pool_severity)
+        except Exception as exc:
+            report.issues.append(card.issue((), f"sampling failed: {type(exc).__name__}: {exc}", "data"))
+    if all_tables and report.ok:
+        try:
+            for rec in audit_tables(card, spec):
+                if rec["replicate"] == 0:
+                    continue  # checked above
+                for i in rec["issues"]:
+                    report.issues.append(attrs.evolve(i, message=f"{'obs' if rec['split'] == 'obs' else 'obs+int'} "
+                                                                 f"replicate {rec['replicate']}: {i.message}"))
         except Exception as exc:
             report.issues.append(card.issue((), f"sampling failed: {type(exc).__name__}: {exc}", "data"))
     return report
@@ -308,13 +322,51 @@ def _data_gates(card: Card, spec, report: CardReport, pool_severity: str = "warn
     report.issues.extend(out)
 
 
-def validate_path(path: Union[str, Path], pool_severity: str = "warning", data: bool = True) -> List[CardReport]:
+def audit_tables(card: Card, spec, splits: Sequence[str] = ("obs", "obs_int"), replicates: int = 5,
+                 protocol: str = "default") -> List[Dict[str, Any]]:
+    """The data gates on every shipped table of a card (``arena audit semantic``), not just replicate 0.
+
+    For each split and replicate of the shared protocol: the table gates
+    (finite, in range, types, constant columns, boundary mass, near-copies,
+    dominant categories — the card's justifications apply), the intervention
+    audit on obs+int tables and, for formula cards, the residual and validity
+    checks.
+
+    Returns:
+        One record per table: ``{"split", "replicate", "problems": [str]}``.
+    """
+    from ..interventions import intervention_audit
+    from ..protocol import sample_cell
+
+    scm = spec.compile()
+    out = []
+    for split in splits:
+        for rep in range(replicates):
+            cell = sample_cell(spec, card.family, split, rep, protocol, scm=scm)
+            issues: List[CardIssue] = []
+            label = "obs" if split == "obs" else "obs+int"
+            _table_gates(card, spec.names, cell.x_structural, label, issues, check_spread=split == "obs")
+            if split != "obs":
+                issues += [card.issue(("variables",), f"intervention audit: {p}", "data")
+                           for p in intervention_audit(scm, cell.x_structural, cell.intervention_mask, cell.regime,
+                                                       cell.exogenous, cell.target_pool)]
+            if card.family == "formula":
+                stats: Dict[str, Any] = {}
+                _formula_gates(card, spec, scm, cell.x_structural, cell.intervention_mask, label, issues, stats,
+                               cell.n_obs)
+            out.append({"split": split, "replicate": rep, "issues": issues,
+                        "problems": [f"{i.field}: {i.message}" for i in issues]})
+    return out
+
+
+def validate_path(path: Union[str, Path], pool_severity: str = "warning", data: bool = True,
+                  all_tables: bool = False) -> List[CardReport]:
     """Validate a card file or every card under a folder; duplicate ids across files are errors.
 
     Raises:
         FileNotFoundError: ``path`` does not exist.
     """
-    reports = [validate_card(f, pool_severity, data) for f in card_files(path)]
+    reports = [validate_card(f, pool_severity, data, all_tables) for f in card_files(path)]
     seen: Dict[tuple, str] = {}
     for r in reports:
         key = (r.family, r.card_id)
