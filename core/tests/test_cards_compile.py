@@ -62,7 +62,9 @@ def test_example_compiles_to_the_expected_spec():
     assert nodes["no_shows"].noise.params["family"] == "poisson"
     assert nodes["patients_seen"].noise.params == {"clip": [0, None]}
     assert nodes["satisfaction_band"].noise.params["cut"] == [-0.2, 0.9]
-    assert spec.metadata["mechanism_types"] == "expression,ordinal,saturation,stock_flow"
+    # no_shows is an expression with a Poisson draw: tagged as the count process it is
+    assert spec.metadata["mechanism_types"] == "ordinal,poisson,saturation,stock_flow"
+    assert nodes["no_shows"].tags["mechanism"] == "poisson"
     a = spec.adjacency()
     assert a.sum() == 8 and a[spec.names.index("no_shows"), spec.names.index("patients_seen")] == 1
     # the spec is explicit data: a JSON round trip gives the same spec

@@ -53,6 +53,20 @@ def _weighted_sum(weights: Dict[str, float]) -> str:
     return "(" + " + ".join(f"{_fmt(w)} * {p}" for p, w in weights.items()) + ")"
 
 
+def mechanism_family(var: Dict[str, Any]) -> str:
+    """The process family of a non-root (factor tag ``mechanism``; App. A.4 Fig. 18 mix).
+
+    The mechanism's ``type``, except that an ``expression`` whose noise is a
+    Poisson, Bernoulli or binomial draw is the count/event process it
+    describes (``poisson``, ``bernoulli``, ``binomial``).
+    """
+    mtype = (var.get("mechanism") or {}).get("type", "")
+    noise = (var.get("noise") or {}).get("kind")
+    if mtype == "expression" and noise in PARAMETER_NOISES:
+        return str(noise)
+    return mtype
+
+
 def role_of(card: Card, var: Dict[str, Any], parents: Sequence[str]) -> str:
     """``root`` | ``formula`` | ``measurement`` | ``mechanism`` (colours of ``arena card render``)."""
     if not parents:
@@ -457,7 +471,7 @@ class _Static:
             if not el <= m <= eh:
                 self.err(("edges",), f"{m} edges; the {card.family} pool has {el}–{eh}", "pool", severity)
         parents = card.parents()
-        types = [(v.get("mechanism") or {}).get("type") for v in card.variables if parents[v["name"]]]
+        types = [mechanism_family(v) for v in card.variables if parents[v["name"]]]
         if len(set(types)) < 3:
             self.err(("variables",), f"{len(set(types))} mechanism type(s) ({sorted(set(types))}); the pool needs "
                                      "at least three scenario-justified families", "pool", severity)
@@ -570,11 +584,11 @@ class _Static:
                 clip = list(v["boundary"]["clip"])
             if clip is not None:
                 channel["clip"] = clip
-            tags["mechanism"] = mtype
+            tags["mechanism"] = mechanism_family(v)
             tags["noise"] = channel.get("family", "none") if channel else "none"
             if mtype in ("bernoulli", "poisson"):
                 tags["noise"] = "none"  # the draw is the mechanism's own
-            mech_types.add(mtype)
+            mech_types.add(tags["mechanism"])
             noise_types.add(tags["noise"])
             nodes.append(NodeSpec(name=name, role="mechanism", parents=tuple(pa), intervenable=bool(v["intervenable"]),
                                   tags=tags, mechanism=ComponentSpec(kind="card_expression", params=params),
