@@ -246,7 +246,7 @@ class Expression:
                     if hz is not None:
                         m = np.asarray(_magnitude(den), dtype=float)
                         hz.add(what, int(np.count_nonzero(m == 0)))
-                        if m.size > 1 and np.nanmin(m) < 0 < np.nanmax(m):
+                        if m.size > 1 and (m < 0).any() and (m > 0).any():  # NaN-safe, no All-NaN warning
                             hz.add(what + " (denominator changes sign)", 1)
                     return left(env, hz) / den
                 return divide
