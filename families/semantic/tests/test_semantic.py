@@ -105,6 +105,12 @@ def test_bad_and_misfiled_cards_become_failed_instances(tmp_path):
 def test_unknown_option_and_missing_folder(tmp_path):
     with pytest.raises(ValueError, match="unknown option"):
         SemanticFamily(folder="x")
+    with pytest.raises(ValueError, match="n_replicates"):
+        SemanticFamily(n_replicates="0")
+    inst = SemanticFamily(n_replicates="1", ids="wildfire-smoke-shelter").instances()[0]
+    assert inst.n_replicates == 1
+    with pytest.raises(ValueError, match="replicate 1 out of range"):
+        inst.dataset("obs", 1)
     with pytest.raises(FileNotFoundError, match="no such card"):
         SemanticFamily(cards=str(tmp_path / "nope")).instances()
 

@@ -9,7 +9,8 @@ folder of cards its distribution ships). Options (``arena run
   OS path separator) of extra cards from anywhere — a third party adds
   scenarios without a release;
 - ``shipped``: ``false`` to leave out the shipped cards;
-- ``ids``: comma list of card ids to keep.
+- ``ids``: comma list of card ids to keep;
+- ``n_replicates``: replicates per split (default 5, App. B.1; the demo uses 1).
 
 Every card passes the full validation (:func:`~causalarena.cards.validate.validate_card`)
 before it runs; a card that fails becomes a :class:`FailedCard` instance, so
@@ -87,7 +88,7 @@ class CardFamily(Family):
     #: folder of the cards this distribution ships
     shipped: ClassVar[Optional[Path]] = None
     #: pool rules are errors for shipped cards, warnings for third-party ones
-    OPTIONS: ClassVar[Tuple[str, ...]] = ("cards", "shipped", "ids")
+    OPTIONS: ClassVar[Tuple[str, ...]] = ("cards", "shipped", "ids", "n_replicates")
 
     def __init__(self, **options: Any) -> None:
         unknown = sorted(set(options) - set(self.OPTIONS))
@@ -95,6 +96,13 @@ class CardFamily(Family):
             raise ValueError(f"family {self.name!r}: unknown option(s) {unknown}; options: {list(self.OPTIONS)}")
         super().__init__(**options)
         self._instances: Optional[List[Instance]] = None
+        reps = options.get("n_replicates", 5)
+        try:
+            self.n_replicates = int(reps)
+        except (TypeError, ValueError):
+            raise ValueError(f"family {self.name!r}: n_replicates must be a positive integer, got {reps!r}") from None
+        if self.n_replicates < 1:
+            raise ValueError(f"family {self.name!r}: n_replicates must be a positive integer, got {reps!r}")
 
     def card_paths(self) -> List[Tuple[Path, bool]]:
         """(card file, shipped?) for every card selected by the options, shipped first.
@@ -127,22 +135,24 @@ class CardFamily(Family):
             if keep is not None and cid not in keep:
                 continue
             if cid in seen:
-                out.append(FailedCard(family=self.name, scm_id=cid, path=rep.path,
+                out.append(FailedCard(family=self.name, scm_id=cid, path=rep.path, n_replicates=self.n_replicates,
                                       error=f"duplicate card id {cid!r} (also {seen[cid]})"))
                 continue
             seen[cid] = rep.path
             if rep.family not in ("?", self.name):
-                out.append(FailedCard(family=self.name, scm_id=cid, path=rep.path,
+                out.append(FailedCard(family=self.name, scm_id=cid, path=rep.path, n_replicates=self.n_replicates,
                                       error=f"the card declares family {rep.family!r}; load it with "
                                             f"--family-option {rep.family}.cards=…"))
                 continue
             if not rep.ok or rep.spec is None:
                 first = "; ".join(str(i) for i in rep.errors[:3])
                 more = f" (+{len(rep.errors) - 3} more)" if len(rep.errors) > 3 else ""
-                out.append(FailedCard(family=self.name, scm_id=cid, path=rep.path, error=first + more))
+                out.append(FailedCard(family=self.name, scm_id=cid, path=rep.path, error=first + more,
+                                      n_replicates=self.n_replicates))
                 continue
             factors = {k: v for k, v in rep.spec.metadata.items() if k not in ("title",)}
-            out.append(SCMInstance(family=self.name, scm_id=cid, spec=rep.spec, factors=factors))
+            out.append(SCMInstance(family=self.name, scm_id=cid, spec=rep.spec, factors=factors,
+                                   n_replicates=self.n_replicates))
         self._instances = out
         return out
 
