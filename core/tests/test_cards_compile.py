@@ -220,3 +220,8 @@ def test_poisson_inverse_cdf_equals_scipy():
     rate = np.concatenate([rng.uniform(0, 3, 5000), rng.uniform(0, 60, 5000), rng.uniform(0, 4000, 5000),
                            np.zeros(5000)])
     np.testing.assert_array_equal(poisson_ppf(u, rate), stats.poisson.ppf(u, rate))
+
+
+def test_yaml12_exponent_floats_are_numbers():
+    data = parse_text("a: 3.73e6\nb: 1e-3\nc: '3e5'\nd: 2.5E+3\ne: x1e5\n").data
+    assert data == {"a": 3.73e6, "b": 1e-3, "c": "3e5", "d": 2500.0, "e": "x1e5"}
