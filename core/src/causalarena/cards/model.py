@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -33,6 +34,8 @@ FORMULA_DOMAINS = ("biology_ecology", "astronomy", "chemistry", "mechanics_fluid
 SCHEMA_PATH = Path(__file__).with_name("card.schema.json")
 
 FieldPath = Tuple[Union[str, int], ...]
+#: a plain scalar YAML 1.2 reads as a float but YAML 1.1 as a string (``3.73e6``, ``1e-3``)
+_YAML12_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)[eE][-+]?[0-9]+")
 
 
 def field_text(path: Sequence[Union[str, int]]) -> str:
@@ -190,6 +193,9 @@ def _convert(node, path: FieldPath, lines: Dict[FieldPath, int], seen: set, issu
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_convert(v, path + (i,), lines, seen, issues, source, constructor) for i, v in enumerate(node.value)]
+    if not node.style and node.tag == "tag:yaml.org,2002:str" and _YAML12_FLOAT.fullmatch(node.value):
+        # YAML 1.1 (PyYAML) reads 3.73e6 as a string; YAML 1.2 and every author read a number
+        return float(node.value)
     try:
         value = constructor.construct_object(node)
     except Exception as exc:  # a malformed timestamp, a bad !!binary … : report, never crash
