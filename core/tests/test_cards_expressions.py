@@ -325,10 +325,8 @@ def test_cut_points_and_cut_values():
     np.testing.assert_array_equal(apply(noisy, [1.5, 0.5], eps(special.ndtr(1.0), n=2)), [1.0, 0.0])
 
 
-@pytest.mark.xfail(strict=True, reason="FORMAT.md: threshold gives `above` if lin + noise > cutoff, but the channel "
-                                       "cuts with searchsorted(side='right'), so a value exactly at the cutoff is "
-                                       "`above` (matters for noise-free thresholds over integer-valued parents)")
 def test_threshold_at_exactly_the_cutoff_is_below():
+    """FORMAT.md: `above` only if lin + noise > cutoff (noise-free thresholds over integer parents hit it)."""
     threshold = CardChannel(family="none", cut=[2.0], cut_values=[0.0, 1.0])
     np.testing.assert_array_equal(apply(threshold, [2.0]), [0.0])
 

@@ -90,6 +90,25 @@ class _Static:
     def err(self, path, message, gate, severity="error") -> None:
         self.issues.append(self.card.issue(path, message, gate, severity))
 
+    # -- numbers -------------------------------------------------------------
+
+    def finite_numbers(self) -> None:
+        """Every number in the card is finite (YAML accepts .nan and .inf; JSON Schema calls them numbers)."""
+
+        def walk(obj, path):
+            if isinstance(obj, float) and not math.isfinite(obj):
+                gate = "mechanism" if any(k in path for k in ("mechanism", "noise", "root_distribution")) \
+                    else "schema"
+                self.err(path, f"must be a finite number, got {obj}", gate)
+            elif isinstance(obj, dict):
+                for k, v in obj.items():
+                    walk(v, path + (k,))
+            elif isinstance(obj, list):
+                for i, v in enumerate(obj):
+                    walk(v, path + (i,))
+
+        walk(self.card.data, ())
+
     # -- graph ---------------------------------------------------------------
 
     def graph(self) -> bool:
@@ -292,6 +311,14 @@ class _Static:
                     self.err(path + (key,), f"{name} is a formula node: computed exactly from its parents, so no "
                                             f"'{key}' (put noise on an instrument/readout node instead; formula "
                                             "outputs are never clipped to pass a range)", "formula")
+        # noise parameters (scale > 0, df > 0, 0 < outlier_prob < 1 …)
+        if noise is not None:
+            from .components import CardChannel
+
+            try:
+                CardChannel(family=noise["kind"], **{k: x for k, x in noise.items() if k != "kind"})
+            except (ValueError, TypeError) as exc:
+                self.err(path + ("noise",), str(exc), "mechanism")
         # noise compatibility
         if mtype in ("bernoulli", "poisson") and noise is not None:
             self.err(path + ("noise",), f"a {mtype} mechanism draws its own randomness; remove 'noise'", "mechanism")
@@ -396,7 +423,9 @@ class _Static:
         got = getattr(result, "dimensionality", None)
         got_text = str(got) if got else "dimensionless"
         want = dimensionality(str(v["unit"]))
-        if got_text != want:
+        # compare pint's dimensionality objects: their string form depends on factor order
+        got_dim = got if got is not None else parse_unit("dimensionless").dimensionality
+        if got_dim != out_unit.dimensionality:
             self.err(path, f"dimension mismatch: the expression gives {got_text}, but {v['name']} is in "
                            f"{out_unit} ({want}); inputs: " + ", ".join(f"{p} [{u}]" for p, u in units.items()),
                      "units")
@@ -638,7 +667,8 @@ def static_check(card: Card, pool_severity: str = "warning") -> Tuple[Optional[S
     The spec is built only when no error was found.
     """
     st = _Static(card)
-    if st.graph():
+    st.finite_numbers()
+    if not st.issues and st.graph():
         st.variables()
         if not any(i.severity == "error" for i in st.issues):
             st.range_hazards()

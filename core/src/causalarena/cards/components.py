@@ -313,20 +313,26 @@ class CardChannel(Noise):
         if fam == "mixture_normal":
             scale = np.where(eps[:, 1] < p["outlier_prob"], p["outlier_scale"], p["scale"])
             return signal + scale * special.ndtri(u0)
+        # a non-finite rate or probability stays NaN, so the finite gate reports it (never a silent 0)
+        bad = ~np.isfinite(signal)
         if fam == "poisson":
-            rate = np.clip(np.nan_to_num(signal, nan=0.0), 0.0, None)
-            return poisson_ppf(u0, rate)
+            k = poisson_ppf(u0, np.where(bad, 0.0, np.clip(signal, 0.0, None)))
+            return np.where(bad, np.nan, k)
         if fam == "bernoulli":
-            return (eps[:, 0] < np.clip(signal, 0.0, 1.0)).astype(float)
+            return np.where(bad, np.nan, (eps[:, 0] < np.clip(signal, 0.0, 1.0)).astype(float))
         if fam == "binomial":
-            return stats.binom.ppf(u0, int(p["trials"]), np.clip(signal, 0.0, 1.0))
+            k = stats.binom.ppf(u0, int(p["trials"]), np.clip(np.where(bad, 0.0, signal), 0.0, 1.0))
+            return np.where(bad, np.nan, k)
         raise ValueError(f"card_channel: unknown family {fam!r}")  # pragma: no cover - validated
 
     def apply(self, signal: np.ndarray, eps: np.ndarray, parents: np.ndarray) -> np.ndarray:
         v = self.perturb(np.asarray(signal, dtype=float), eps)
         if self._cut is not None:
-            codes = np.searchsorted(self._cut, v, side="right")
-            v = codes.astype(float) if self._cut_values is None else self._cut_values[codes]
+            # number of cut points strictly below v: a value exactly at a cut point is below it
+            codes = np.searchsorted(self._cut, v, side="left")
+            codes = np.where(np.isnan(v), 0, codes)
+            v = np.where(np.isnan(v), np.nan,
+                         codes.astype(float) if self._cut_values is None else self._cut_values[codes])
         res = self._params.get("resolution")
         if res is not None:
             v = np.round(v / res) * res

@@ -170,6 +170,11 @@ def _convert(node, path: FieldPath, lines: Dict[FieldPath, int], seen: set, issu
         return None
     seen.add(id(node))
     lines[path] = node.start_mark.line + 1
+    standard = {yaml.MappingNode: "tag:yaml.org,2002:map", yaml.SequenceNode: "tag:yaml.org,2002:seq"}
+    if type(node) in standard and node.tag != standard[type(node)]:
+        issues.append(CardIssue(card=source, field=field_text(path), line=node.start_mark.line + 1, gate="schema",
+                                message=f"YAML tag {node.tag!r} is not allowed in cards (plain data only)"))
+        return None
     if isinstance(node, yaml.MappingNode):
         out: Dict[str, Any] = {}
         for key_node, value_node in node.value:
@@ -289,6 +294,12 @@ def _split_validators():
 
 
 def _schema_message(err) -> str:
+    limits = {"maxLength": ("too long", "characters"), "minLength": ("too short", "characters"),
+              "maxItems": ("too long", "items"), "minItems": ("too short", "items")}
+    if err.validator in limits and hasattr(err.instance, "__len__"):
+        what, unit = limits[err.validator]
+        bound = "at most" if err.validator.startswith("max") else "at least"
+        return f"is {what}: {len(err.instance)} {unit}; {bound} {err.validator_value} allowed"
     msg = err.message
     if err.validator == "additionalProperties":
         return msg + " (check the spelling against FORMAT.md)"
