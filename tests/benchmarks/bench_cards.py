@@ -66,8 +66,8 @@ def main() -> None:
             print(f"skip {f.name}: {rep.errors[0] if rep.errors else 'no spec'}")
             continue
         spec, fam = rep.spec, rep.family
-        v_ms = _median_ms(lambda: validate_card(f, data=not args.no_data), args.repeats)
-        s_ms = _median_ms(lambda: sample_cell(spec, fam, "obs", 0), args.repeats)
+        v_ms = _median_ms(lambda f=f: validate_card(f, data=not args.no_data), args.repeats)
+        s_ms = _median_ms(lambda spec=spec, fam=fam: sample_cell(spec, fam, "obs", 0), args.repeats)
         rows.append((f.stem, spec.d, int(spec.adjacency().sum()), v_ms, s_ms))
 
     from bench_generation import linear_gaussian_spec  # same folder

@@ -235,7 +235,8 @@ def parse_text(text: str, source: str = "<string>") -> Card:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise CardError([CardIssue(card=source, field="<card>", line=None if mark is None else mark.line + 1,
-                                   gate="schema", message=f"not valid YAML: {getattr(exc, 'problem', None) or exc}")])
+                                   gate="schema", message=f"not valid YAML: {getattr(exc, 'problem', None) or exc}")]
+                        ) from None
     except RecursionError:
         raise CardError([CardIssue(card=source, field="<card>", line=None, gate="schema",
                                    message="YAML nested too deeply")]) from None
