@@ -263,12 +263,15 @@ def validate_card(path: Union[str, Path, Card], pool_severity: str = "warning", 
             report.issues.append(card.issue((), f"sampling failed: {type(exc).__name__}: {exc}", "data"))
     if all_tables and report.ok:
         try:
-            for rec in audit_tables(card, spec):
+            extra: Dict[str, Any] = {}
+            for rec in audit_tables(card, spec, stats=extra):
                 if rec["replicate"] == 0:
                     continue  # checked above
                 for i in rec["issues"]:
                     report.issues.append(attrs.evolve(i, message=f"{'obs' if rec['split'] == 'obs' else 'obs+int'} "
                                                                  f"replicate {rec['replicate']}: {i.message}"))
+            if extra.get("residuals"):  # the residuals over all 10 tables (replicate 0 counted once)
+                report.stats["residuals"] = extra["residuals"]
         except Exception as exc:
             report.issues.append(card.issue((), f"sampling failed: {type(exc).__name__}: {exc}", "data"))
     return report
@@ -323,7 +326,7 @@ def _data_gates(card: Card, spec, report: CardReport, pool_severity: str = "warn
 
 
 def audit_tables(card: Card, spec, splits: Sequence[str] = ("obs", "obs_int"), replicates: int = 5,
-                 protocol: str = "default") -> List[Dict[str, Any]]:
+                 protocol: str = "default", stats: Optional[Dict[str, Any]] = None) -> List[Dict[str, Any]]:
     """The data gates on every shipped table of a card (``arena audit semantic``), not just replicate 0.
 
     For each split and replicate of the shared protocol: the table gates
@@ -332,8 +335,12 @@ def audit_tables(card: Card, spec, splits: Sequence[str] = ("obs", "obs_int"), r
     audit on obs+int tables and, for formula cards, the residual and validity
     checks.
 
+    Args:
+        stats: when given, formula residuals are accumulated into it
+            (``stats["residuals"][equation_id]``, as in :class:`CardReport`).
+
     Returns:
-        One record per table: ``{"split", "replicate", "problems": [str]}``.
+        One record per table: ``{"split", "replicate", "issues": [CardIssue], "problems": [str]}``.
     """
     from ..interventions import intervention_audit
     from ..protocol import sample_cell
@@ -351,9 +358,8 @@ def audit_tables(card: Card, spec, splits: Sequence[str] = ("obs", "obs_int"), r
                            for p in intervention_audit(scm, cell.x_structural, cell.intervention_mask, cell.regime,
                                                        cell.exogenous, cell.target_pool)]
             if card.family == "formula":
-                stats: Dict[str, Any] = {}
-                _formula_gates(card, spec, scm, cell.x_structural, cell.intervention_mask, label, issues, stats,
-                               cell.n_obs)
+                _formula_gates(card, spec, scm, cell.x_structural, cell.intervention_mask, label, issues,
+                               stats if stats is not None else {}, cell.n_obs)
             out.append({"split": split, "replicate": rep, "issues": issues,
                         "problems": [f"{i.field}: {i.message}" for i in issues]})
     return out
