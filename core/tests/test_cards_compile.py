@@ -60,7 +60,8 @@ def test_example_compiles_to_the_expected_spec():
     assert nodes["booked_appointments"].role == "root" and nodes["booked_appointments"].tags["role"] == "root"
     assert nodes["reminder_sent"].tags["intervention_values"] == [0.0, 1.0]
     assert nodes["no_shows"].noise.params["family"] == "poisson"
-    assert nodes["patients_seen"].noise.params == {"clip": [0, None]}
+    assert nodes["patients_seen"].noise.params == {"family": "normal", "scale": 1.5, "resolution": 1.0,
+                                                   "clip": [0, None]}
     assert nodes["satisfaction_band"].noise.params["cut"] == [-0.2, 0.9]
     # no_shows is an expression with a Poisson draw: tagged as the count process it is
     assert spec.metadata["mechanism_types"] == "ordinal,poisson,saturation,stock_flow"
@@ -77,8 +78,10 @@ def test_example_samples_obey_its_mechanisms():
     spec = compile_card(load_card(EXAMPLE))
     cell = sample_cell(spec, "semantic", "obs", 0)
     x = {n: cell.x[:, i] for i, n in enumerate(spec.names)}
-    # stock_flow: booked − 1·no_shows over one period, floored at 0
-    np.testing.assert_array_equal(x["patients_seen"], np.maximum(x["booked_appointments"] - x["no_shows"], 0))
+    # stock_flow: booked − 1·no_shows over one period, plus N(0, 1.5²) unrecorded flows, rounded, floored at 0
+    diff = x["patients_seen"] - (x["booked_appointments"] - x["no_shows"])
+    assert np.all(diff == np.round(diff)) and x["patients_seen"].min() >= 0
+    assert abs(diff.std() - 1.5) < 0.15 and abs(diff.mean()) < 0.15
     assert set(np.unique(x["reminder_sent"])) == {0.0, 1.0}
     assert set(np.unique(x["satisfaction_band"])) <= {0.0, 1.0, 2.0}
     assert np.all(x["no_shows"] == np.round(x["no_shows"])) and x["no_shows"].min() >= 0
