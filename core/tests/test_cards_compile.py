@@ -228,3 +228,14 @@ def test_poisson_inverse_cdf_equals_scipy():
 def test_yaml12_exponent_floats_are_numbers():
     data = parse_text("a: 3.73e6\nb: 1e-3\nc: '3e5'\nd: 2.5E+3\ne: x1e5\n").data
     assert data == {"a": 3.73e6, "b": 1e-3, "c": "3e5", "d": 2500.0, "e": "x1e5"}
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("      periods: 1\n", "      periods: 0\n", "periods must be > 0"),
+    ("levels: [low, medium, high]", "levels: [low, low, high]", "levels must be distinct"),
+])
+def test_small_static_gates(tmp_path, old, new, message):
+    text = EXAMPLE.read_text()
+    assert old in text
+    rep = validate_card(_card(tmp_path, text.replace(old, new), "example-clinic-reminders.yaml"))
+    assert any(message in i.message for i in rep.errors), rep.issues

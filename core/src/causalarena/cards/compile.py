@@ -181,6 +181,8 @@ class _Static:
         except UnitError as exc:
             self.err(path + ("unit",), str(exc), "units")
         levels = v.get("levels")
+        if levels and len(set(map(str, levels))) != len(levels):
+            self.err(path + ("levels",), f"levels must be distinct, got {levels}", "schema")
         if vtype in ("ordinal", "categorical"):
             if not levels:
                 self.err(path + ("levels",), f"a {vtype} variable needs 'levels' (labels of codes 0 … K-1)", "schema")
@@ -293,6 +295,8 @@ class _Static:
                 return mpath + ("initial",) if mech.get("initial") == u else None
 
             self._exact_parents(mpath, used, parents, "stock_flow's initial/inflows/outflows", locate)
+            if not mech["periods"] > 0:
+                self.err(mpath + ("periods",), f"periods must be > 0, got {mech['periods']}", "mechanism")
             fl, cap = mech.get("floor", 0.0), mech.get("capacity")
             if fl is not None and cap is not None and not fl < cap:
                 self.err(mpath, f"floor ({fl}) must be below capacity ({cap})", "mechanism")
