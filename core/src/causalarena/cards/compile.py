@@ -399,7 +399,7 @@ class _Static:
         if not ok:
             return
         try:
-            expr = Expression(text, parents, numeric)
+            expr = Expression.cached(text, parents, numeric)
         except ExpressionError as exc:
             self.err(path, f"{exc}", "mechanism")
             return
@@ -469,7 +469,7 @@ class _Static:
                              eq.get("constants") or {}, path + ("constants",), equation=eid)
             for j, cond in enumerate(eq.get("validity") or []):
                 try:
-                    Expression(cond, list(eq["inputs"]), {})
+                    Expression.cached(cond, list(eq["inputs"]), {})
                 except ExpressionError as exc:
                     self.err(path + ("validity", j), f"{exc}", "formula")
         if self.formula and not card.equations:

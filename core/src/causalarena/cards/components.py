@@ -200,8 +200,8 @@ class CardExpression(Mechanism):
         constants = self._params.get("constants") or {}
         if not isinstance(constants, dict):
             raise ValueError("card_expression: 'constants' must be an object")
-        self._expr = Expression(self._params["expression"], list(inputs),
-                                {k: float(v) for k, v in constants.items()})
+        self._expr = Expression.cached(self._params["expression"], list(inputs),
+                                       {k: float(v) for k, v in constants.items()})
         unused = self._expr.unused()
         if unused:
             raise ValueError(f"card_expression: parent(s) {unused} are not used by {self._params['expression']!r}")

@@ -380,6 +380,25 @@ class Expression:
         with np.errstate(all="ignore"):
             return self._fn(env, hazards)
 
+    @classmethod
+    def cached(cls, text: str, names: Sequence[str], constants: Optional[Mapping[str, float]] = None) -> "Expression":
+        """An :class:`Expression` with numeric constants, shared across calls with equal arguments.
+
+        A card's mechanism is compiled by several gates and again for every
+        sampler built from its spec; the compiled closure is immutable, so
+        one instance serves them all.
+
+        Raises:
+            ExpressionError: as the constructor.
+        """
+        items = tuple(sorted((k, float(v)) for k, v in (constants or {}).items()))
+        return _cached_expression(text, tuple(names), items)
+
     def unused(self) -> List[str]:
         """Inputs the expression never reads (an unused parent is an error in a card)."""
         return [n for n in self.names if n not in self.used]
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_expression(text: str, names: Tuple[str, ...], constants: Tuple[Tuple[str, float], ...]) -> Expression:
+    return Expression(text, names, dict(constants))

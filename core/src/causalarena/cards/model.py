@@ -198,9 +198,11 @@ def _convert(node, path: FieldPath, lines: Dict[FieldPath, int], seen: set, issu
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_convert(v, path + (i,), lines, seen, issues, source, constructor) for i, v in enumerate(node.value)]
-    if not node.style and node.tag == "tag:yaml.org,2002:str" and _YAML12_FLOAT.fullmatch(node.value):
-        # YAML 1.1 (PyYAML) reads 3.73e6 as a string; YAML 1.2 and every author read a number
-        return float(node.value)
+    if node.tag == "tag:yaml.org,2002:str":
+        if not node.style and _YAML12_FLOAT.fullmatch(node.value):
+            # YAML 1.1 (PyYAML) reads 3.73e6 as a string; YAML 1.2 and every author read a number
+            return float(node.value)
+        return node.value  # the constructor would return the same string, slower
     try:
         value = constructor.construct_object(node)
     except Exception as exc:  # a malformed timestamp, a bad !!binary … : report, never crash

@@ -196,7 +196,7 @@ def _formula_gates(card: Card, spec, scm, x: np.ndarray, mask: np.ndarray, label
     names = spec.names
     for k, e in enumerate(card.equations):
         for c, cond in enumerate(e.get("validity") or []):
-            expr = Expression(cond, list(e["inputs"]), {})
+            expr = Expression.cached(cond, list(e["inputs"]), {})
             env = {p: x[:n_obs_rows, names.index(p)] for p in e["inputs"]}
             ok = np.asarray(expr(env), dtype=float)
             ok = np.broadcast_to(ok, (n_obs_rows,))
