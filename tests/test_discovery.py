@@ -17,7 +17,8 @@ def test_arena_plugins_lists_everything_with_distribution_and_version(plugins_js
     assert METHODS <= set(by_kind["method"])
     assert by_kind["method"]["pc"]["distribution"] == "arena-method-pc"
     assert by_kind["method"]["direct_lingam"]["distribution"] == "arena-method-direct-lingam"
-    assert {"synthetic", "real"} <= set(by_kind["family"])
+    assert {"synthetic", "real", "semantic", "formula"} <= set(by_kind["family"])
+    assert by_kind["family"]["semantic"]["distribution"] == "arena-family-semantic"
     assert by_kind["family"]["real"]["distribution"] == "arena-family-real"
     assert by_kind["intervention"]["default"]["distribution"] == "causal-arena"
     assert len(by_kind["metric"]) >= 8
