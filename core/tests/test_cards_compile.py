@@ -239,3 +239,96 @@ def test_small_static_gates(tmp_path, old, new, message):
     assert old in text
     rep = validate_card(_card(tmp_path, text.replace(old, new), "example-clinic-reminders.yaml"))
     assert any(message in i.message for i in rep.errors), rep.issues
+
+
+FORMULA_DEGC = """format: causalarena.card/1
+id: degc-card
+title: Offset units
+domain: thermodynamics
+family: formula
+version: 1.0.0
+summary: Temperatures in degrees Celsius enter formulas as absolute temperatures.
+variables:
+  - name: t_c
+    meaning: air temperature
+    unit: degC
+    range: [-40, 60]
+    type: continuous
+    observation: thermometer
+    intervenable: true
+    intervention: {meaning: climate chamber setpoint, range: [0, 30]}
+    root_distribution: {kind: uniform, low: -10, high: 40}
+  - name: rt
+    meaning: specific gas constant times absolute temperature
+    unit: J / kg
+    range: [60000, 100000]
+    type: continuous
+    observation: computed
+    intervenable: false
+    mechanism: {type: equation, equation: rt_product}
+  - name: t_back
+    meaning: the absolute temperature recovered, reported in degC
+    unit: degC
+    range: [-40, 60]
+    type: continuous
+    observation: computed
+    intervenable: false
+    mechanism: {type: equation, equation: back}
+edges:
+  - {from: t_c, to: rt, reason: RT grows with absolute temperature}
+  - {from: rt, to: t_back, reason: dividing by R gives the temperature back}
+equations:
+  - id: rt_product
+    name: R times T
+    output: rt
+    inputs: [t_c]
+    expression: "r_dry * t_c"
+    constants: {r_dry: {value: 287.05, unit: J / (kg * K)}}
+    reverse_orientation: none
+    source: ideal gas law
+  - id: back
+    name: T from RT
+    output: t_back
+    inputs: [rt]
+    expression: "rt / r_dry"
+    constants: {r_dry: {value: 287.05, unit: J / (kg * K)}}
+    reverse_orientation: none
+    source: ideal gas law
+justifications:
+  near_copies:
+    - {variables: [t_c, rt], reason: a test of unit handling}
+    - {variables: [rt, t_back], reason: a test of unit handling}
+    - {variables: [t_c, t_back], reason: a test of unit handling}
+"""
+
+
+def test_offset_units_are_absolute_temperatures_in_formulas(tmp_path):
+    """°C enters a product as kelvin (20 °C → 293.15 K); sampler and residual check agree."""
+    rep = validate_card(_card(tmp_path, FORMULA_DEGC, "degc-card.yaml"))
+    assert rep.errors == [], rep.errors
+    assert rep.stats["residuals"]["rt_product"]["max_rel"] < 1e-12
+    x = sample_cell(rep.spec, "formula", "obs", 0).x
+    np.testing.assert_allclose(x[:, 1], 287.05 * (x[:, 0] + 273.15), rtol=1e-12)
+    np.testing.assert_allclose(x[:, 2], x[:, 0], rtol=1e-9, atol=1e-9)
+
+
+def test_discrete_interventions_need_values_or_an_integer_range(tmp_path):
+    text = EXAMPLE.read_text()
+    no_values = text.replace("""      meaning: Switch the reminder campaign on or off for the day.
+      values: [0, 1]""", """      meaning: Switch the reminder campaign on or off for the day.""")
+    rep = validate_card(_card(tmp_path, no_values, "example-clinic-reminders.yaml"))
+    assert any("needs intervention 'values'" in i.message and i.field == "variables[1].intervention"
+               for i in rep.errors), rep.errors
+    half = text.replace("values: [0, 1]", "values: [0, 0.5]")
+    rep = validate_card(_card(tmp_path, half, "example-clinic-reminders.yaml"))
+    assert any("0.5 is not a valid value of a binary variable" in i.message for i in rep.errors)
+    # a count root with an integer range: do() draws whole numbers of bookings
+    counted = text.replace("""    intervenable: false
+    root_distribution: {kind: discrete_uniform, low: 40, high: 90}""", """    intervenable: true
+    intervention: {meaning: cap the day's bookings, range: [45, 60]}
+    root_distribution: {kind: discrete_uniform, low: 40, high: 90}""")
+    spec = compile_card(load_card(_card(tmp_path, counted, "example-clinic-reminders.yaml")))
+    assert spec.nodes[0].tags["intervention_values"] == [float(k) for k in range(45, 61)]
+    cell = sample_cell(spec, "semantic", "obs_int", 0)
+    rows = cell.intervention_mask[:, 0]
+    assert rows.any() and set(np.unique(cell.x[rows, 0])) <= set(range(45, 61))

@@ -632,6 +632,18 @@ def cmd_validate(args) -> int:
                                          data=not args.no_data, all_tables=args.all_tables))
         except FileNotFoundError as exc:
             raise UsageError(str(exc)) from None
+    if len(args.paths) > 1:  # duplicate ids across the given paths (validate_path checks within one)
+        from .cards.model import CardIssue
+
+        first: Dict[tuple, str] = {}
+        for r in reports:
+            key = (r.family, r.card_id)
+            if r.card_id == "?" or any("duplicate" in i.message and i.field == "id" for i in r.issues):
+                continue
+            if key in first and first[key] != r.path:
+                r.issues.append(CardIssue(card=r.path, field="id", line=None, gate="schema",
+                                          message=f"duplicate {r.family} card id {r.card_id!r} (also {first[key]})"))
+            first.setdefault(key, r.path)
     if args.json:
         rows = [{"path": r.path, "id": r.card_id, "family": r.family, "ok": r.ok, "stats": r.stats,
                  "issues": [{"field": i.field, "line": i.line, "gate": i.gate, "severity": i.severity,
@@ -677,8 +689,15 @@ def _find_card(ref: str, family_options) -> Path:
             if path.stem == cid:
                 return path
             known.append(f"{info.name}/{path.stem}")
-    hint = f" (e.g. {', '.join(sorted(known)[:4])})" if known else " (no card family is installed)"
-    raise UsageError(f"no card {ref!r}: not a file and not a card id of an installed family{hint}")
+    card_families = [n for n, info in registry.families.items() if info.kind in ("semantic", "formula")]
+    if fam_name and fam_name not in registry.families:
+        hint = f" (no family {fam_name!r}; card families: {', '.join(card_families) or 'none installed'})"
+    elif known:
+        hint = f" (e.g. {', '.join(sorted(known)[:4])})"
+    else:
+        hint = " (no card family is installed)" if not card_families else ""
+    raise UsageError(f"no card {ref!r}: not a file and not a card id of an installed family{hint}; for your own "
+                     "cards pass the file path, or --family-option semantic.cards=FOLDER")
 
 
 def cmd_card(args) -> int:
@@ -690,6 +709,12 @@ def cmd_card(args) -> int:
         card = load_card(path)
     except CardError as exc:
         raise UsageError(f"cannot read card:\n{exc}") from None
+    from .cards.validate import validate_card
+
+    errors = validate_card(path, data=False).errors  # static gates only: cheap, and says if the card is usable
+    if errors:
+        print(f"note: this card does not pass validation ({len(errors)} error(s); `arena validate {path}` lists "
+              f"them), e.g. {errors[0]}", file=sys.stderr)
     if args.action == "show":
         render.show(card, _console())
         return 0

@@ -115,8 +115,15 @@ def test_unknown_option_and_missing_folder(tmp_path):
         SemanticFamily(cards=str(tmp_path / "nope")).instances()
 
 
-def test_duplicate_id_with_a_shipped_card_is_reported(tmp_path):
+def test_duplicate_id_with_a_shipped_card_is_an_error(tmp_path):
     src = CARDS_DIR / "public_health" / "wildfire-smoke-shelter.yaml"
     shutil.copy(src, tmp_path / src.name)
-    insts = [i for i in SemanticFamily(cards=str(tmp_path)).instances() if i.scm_id == "wildfire-smoke-shelter"]
-    assert len(insts) == 2 and isinstance(insts[1], FailedCard) and "duplicate" in insts[1].error
+    with pytest.raises(ValueError, match="'wildfire-smoke-shelter' is used twice"):
+        SemanticFamily(cards=str(tmp_path)).instances()
+
+
+def test_unknown_ids_and_bad_flags_are_errors():
+    with pytest.raises(ValueError, match=r"unknown card id\(s\) \['nope'\]"):
+        SemanticFamily(ids="nope").instances()
+    with pytest.raises(ValueError, match="'shipped' must be true or false"):
+        SemanticFamily(shipped="maybe").instances()

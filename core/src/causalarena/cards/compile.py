@@ -215,6 +215,20 @@ class _Static:
                 if not (lo <= a < b <= hi):
                     self.err(path + ("intervention", "range"),
                              f"[{a}, {b}] must satisfy {lo} <= low < high <= {hi} (the variable's range)", "schema")
+            if vtype != "continuous":
+                # do(x = 0.37) is meaningless for a binary alert or a count of people
+                for val in iv.get("values", []):
+                    if val != int(val) or (vtype == "binary" and val not in (0, 1)):
+                        self.err(path + ("intervention", "values"),
+                                 f"{val} is not a valid value of a {vtype} variable", "schema")
+                if "values" not in iv and "range" not in iv:
+                    self.err(path + ("intervention",),
+                             f"a {vtype} variable needs intervention 'values' (or an integer 'range'): the protocol "
+                             "default, uniform between the 10th and 90th percentile, draws non-integer values",
+                             "schema")
+                elif "range" in iv and math.ceil(iv["range"][1]) - math.floor(iv["range"][0]) > 10000:
+                    self.err(path + ("intervention", "range"), "an integer intervention range may hold at most "
+                                                               "10,000 values", "schema")
         # root or mechanism
         mech = v.get("mechanism")
         if not parents:
@@ -577,6 +591,9 @@ class _Static:
             iv = v.get("intervention") or {}
             if "values" in iv:
                 tags["intervention_values"] = [float(x) for x in iv["values"]]
+            elif "range" in iv and v["type"] != "continuous":  # the integers in the range
+                a, b = iv["range"]
+                tags["intervention_values"] = [float(k) for k in range(math.ceil(a), math.floor(b) + 1)]
             elif "range" in iv:
                 tags["intervention_range"] = [float(x) for x in iv["range"]]
             if not pa:

@@ -75,10 +75,15 @@ def _paths(value: Any) -> List[Path]:
     return [Path(os.path.expanduser(str(v).strip())) for v in items if str(v).strip()]
 
 
-def _flag(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.strip().lower() not in ("0", "false", "no", "off")
-    return bool(value)
+def _flag(value: Any, name: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"option {name!r} must be true or false, got {value!r}")
 
 
 class CardFamily(Family):
@@ -111,7 +116,8 @@ class CardFamily(Family):
             FileNotFoundError: a ``cards`` path does not exist.
         """
         out: List[Tuple[Path, bool]] = []
-        if _flag(self.options.get("shipped", True)) and self.shipped is not None and Path(self.shipped).is_dir():
+        if _flag(self.options.get("shipped", True), "shipped") and self.shipped is not None \
+                and Path(self.shipped).is_dir():
             out += [(p, True) for p in card_files(self.shipped)]
         for root in _paths(self.options.get("cards")):
             out += [(p, False) for p in card_files(root)]
@@ -130,15 +136,19 @@ class CardFamily(Family):
             keep = set(ids if isinstance(ids, (list, tuple)) else str(ids).split(","))
         out: List[Instance] = []
         seen: Dict[str, str] = {}
-        for rep in self.reports():
-            cid = rep.card_id if rep.card_id != "?" else Path(rep.path).stem
+        reports = self.reports()
+        ids = [rep.card_id if rep.card_id != "?" else Path(rep.path).stem for rep in reports]
+        if keep is not None and keep - set(ids):
+            raise ValueError(f"family {self.name!r}: unknown card id(s) {sorted(keep - set(ids))} in 'ids'; "
+                             f"known: {', '.join(sorted(ids)[:8])}{' …' if len(ids) > 8 else ''}")
+        for cid, rep in zip(ids, reports):
+            if cid in seen:
+                # results are keyed by id: two cards under one id would overwrite each other's results
+                raise ValueError(f"family {self.name!r}: card id {cid!r} is used twice: {seen[cid]} and {rep.path}; "
+                                 "rename one (the id and the file name)")
+            seen[cid] = rep.path
             if keep is not None and cid not in keep:
                 continue
-            if cid in seen:
-                out.append(FailedCard(family=self.name, scm_id=cid, path=rep.path, n_replicates=self.n_replicates,
-                                      error=f"duplicate card id {cid!r} (also {seen[cid]})"))
-                continue
-            seen[cid] = rep.path
             if rep.family not in ("?", self.name):
                 out.append(FailedCard(family=self.name, scm_id=cid, path=rep.path, n_replicates=self.n_replicates,
                                       error=f"the card declares family {rep.family!r}; load it with "

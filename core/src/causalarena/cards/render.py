@@ -111,9 +111,11 @@ def _call(kind: Any, params: Dict[str, Any], skip: Sequence[str] = ("kind",)) ->
 
 
 def node_label(name: str, width: int = LABEL_WIDTH) -> str:
-    """The box label of variable ``name``: underscores as spaces, wrapped to ``width`` characters per line."""
+    """The box label of variable ``name``: the exact identifier, wrapped after underscores to ``width`` characters."""
     words = _clean(name).replace("_", " ").strip() or "?"
-    return "\n".join(textwrap.wrap(words, width=width, break_long_words=True, break_on_hyphens=True)) or "?"
+    lines = textwrap.wrap(words, width=width, break_long_words=True, break_on_hyphens=True) or ["?"]
+    # keep the identifier readable as itself: underscores inside a line, a trailing one where it wraps
+    return "\n".join(line.replace(" ", "_") + ("_" if i < len(lines) - 1 else "") for i, line in enumerate(lines))
 
 
 # ---------------------------------------------------------------------------
@@ -163,12 +165,17 @@ def _mechanism(v: Dict[str, Any], is_root: bool) -> str:
     if kind == "expression":
         return f"expression: {_clean(mech.get('expression', ''))}"
     if kind == "stock_flow":
-        return "stock_flow: " + _call("", {k: mech[k] for k in ("initial", "inflows", "outflows", "periods")
-                                            if k in mech}, skip=())[1:-1]
+        return "stock_flow: " + _call("", {k: mech[k] for k in ("initial", "inflows", "outflows", "periods", "floor",
+                                                                 "capacity") if k in mech}, skip=())[1:-1]
     coeffs = mech.get("coefficients")
-    if isinstance(coeffs, dict) and coeffs:
-        return f"{_clean(kind)}: " + ", ".join(f"{_num(w)}·{_clean(p)}" for p, w in coeffs.items())
-    return _clean(kind)
+    lin = ""
+    if isinstance(coeffs, dict):
+        terms = [_num(mech.get("intercept", 0))] + [f"{_num(w)}·{_clean(p)}" for p, w in coeffs.items()]
+        lin = " + ".join(terms).replace("+ -", "− ")
+    # every parameter of the typed operation, so the table is the whole mechanism
+    extra = {k: val for k, val in mech.items() if k not in ("type", "intercept", "coefficients")}
+    tail = ("; " + ", ".join(f"{_clean(k)}={_value(val)}" for k, val in extra.items())) if extra else ""
+    return f"{_clean(kind)}: {lin}{tail}" if lin or tail else _clean(kind)
 
 
 def _noise(v: Dict[str, Any]) -> str:

@@ -155,9 +155,11 @@ def _equation_in_units(card: Card, eq: Dict[str, Any], spec, x: np.ndarray) -> n
 
     names = spec.names
     units = {v["name"]: str(v["unit"]) for v in card.variables}
-    constants = {k: (quantity(float(c["value"]), c["unit"]) if isinstance(c, dict) else float(c))
+    # absolute quantities in base units first: pint refuses (or misreads) products of offset units
+    # (°C, °F), which a formula reads as absolute temperatures
+    constants = {k: (quantity(float(c["value"]), c["unit"]).to_base_units() if isinstance(c, dict) else float(c))
                  for k, c in (eq.get("constants") or {}).items()}
-    env = {p: quantity(x[:, names.index(p)], units[p]) for p in eq["inputs"]}
+    env = {p: quantity(x[:, names.index(p)], units[p]).to_base_units() for p in eq["inputs"]}
     result = Expression(eq["expression"], list(eq["inputs"]), constants)(env)
     out_unit = units[eq["output"]]
     if hasattr(result, "to"):
