@@ -86,7 +86,8 @@ def test_suite_rejects_conflicting_options(tmp_path):
 
 @pytest.mark.parametrize("protocol", ["fixed_setpoint", "multi_target"])
 def test_a_protocol_is_selectable_for_a_plain_run(tmp_path, protocol):
-    proc = run_arena("run", "--protocol", protocol, "--methods", "randomregress", *SMALL, "--splits", "obs_int",
+    proc = run_arena("run", "--protocol", protocol, "--methods", "randomregress", "--families", "synthetic", *SMALL,
+                     "--splits", "obs_int",
                      "--replicates", "1", "--no-progress", "--results", str(tmp_path))
     assert "1 unsupported" in proc.stdout
     con = sqlite3.connect(tmp_path / "arena.sqlite")
