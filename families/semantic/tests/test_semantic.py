@@ -122,6 +122,15 @@ def test_duplicate_id_with_a_shipped_card_is_an_error(tmp_path):
         SemanticFamily(cards=str(tmp_path)).instances()
 
 
+def test_per_domain_keeps_the_first_cards_of_each_domain():
+    insts = SemanticFamily(per_domain="1").instances()
+    assert len(insts) == 10 and len({i.factors["domain"] for i in insts}) == 10
+    first = sorted(i.scm_id for i in SemanticFamily().instances() if i.factors["domain"] == "public_health")[0]
+    assert first in {i.scm_id for i in insts}
+    with pytest.raises(ValueError, match="per_domain"):
+        SemanticFamily(per_domain="0")
+
+
 def test_unknown_ids_and_bad_flags_are_errors():
     with pytest.raises(ValueError, match=r"unknown card id\(s\) \['nope'\]"):
         SemanticFamily(ids="nope").instances()

@@ -554,9 +554,9 @@ class _Static:
             path = (("equations", [e["id"] for e in card.equations].index(eq), "expression") if eq
                     else card.variable_path(name) + ("mechanism", "expression"))
             for what, count in hz.found.items():
-                self.err(path, f"{what} is reachable within the declared ranges of {pa} "
-                               f"({count} of {len(pts)} scanned points); guard it (max(), clip(), where()) or "
-                               "narrow the ranges", "numerics")
+                self.err(path, f"reachable within the declared ranges of {pa} ({count} of {len(pts)} scanned "
+                               f"points): {what}; guard it (max(), clip(), where()) or narrow the ranges",
+                         "numerics")
 
     def _mechanism_component(self, name: str, expr: Expression, info: Dict[str, Any]):
         from .components import CardExpression

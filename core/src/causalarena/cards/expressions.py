@@ -159,7 +159,8 @@ class Expression:
         try:
             tree = _parse(text.strip())
         except SyntaxError as exc:
-            raise ExpressionError(f"syntax error: {exc.msg}", exc.offset) from None
+            where = f" at column {exc.offset}" if exc.offset else ""
+            raise ExpressionError(f"syntax error{where}: {exc.msg}", exc.offset) from None
         except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting
             raise ExpressionError(f"cannot parse expression: {type(exc).__name__}") from None
         self._count = 0

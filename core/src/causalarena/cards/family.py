@@ -10,7 +10,8 @@ folder of cards its distribution ships). Options (``arena run
   scenarios without a release;
 - ``shipped``: ``false`` to leave out the shipped cards;
 - ``ids``: comma list of card ids to keep;
-- ``n_replicates``: replicates per split (default 5, App. B.1; the demo uses 1).
+- ``n_replicates``: replicates per split (default 5, App. B.1; the demo uses 1);
+- ``per_domain``: keep the first N cards (by id) of each domain (the demo uses 1).
 
 Every card passes the full validation (:func:`~causalarena.cards.validate.validate_card`)
 before it runs; a card that fails becomes a :class:`FailedCard` instance, so
@@ -93,7 +94,7 @@ class CardFamily(Family):
     #: folder of the cards this distribution ships
     shipped: ClassVar[Optional[Path]] = None
     #: pool rules are errors for shipped cards, warnings for third-party ones
-    OPTIONS: ClassVar[Tuple[str, ...]] = ("cards", "shipped", "ids", "n_replicates")
+    OPTIONS: ClassVar[Tuple[str, ...]] = ("cards", "shipped", "ids", "n_replicates", "per_domain")
 
     def __init__(self, **options: Any) -> None:
         unknown = sorted(set(options) - set(self.OPTIONS))
@@ -108,6 +109,13 @@ class CardFamily(Family):
             raise ValueError(f"family {self.name!r}: n_replicates must be a positive integer, got {reps!r}") from None
         if self.n_replicates < 1:
             raise ValueError(f"family {self.name!r}: n_replicates must be a positive integer, got {reps!r}")
+        per = options.get("per_domain")
+        try:
+            self.per_domain = None if per in (None, "") else int(per)
+        except (TypeError, ValueError):
+            self.per_domain = -1
+        if self.per_domain is not None and self.per_domain < 1:
+            raise ValueError(f"family {self.name!r}: per_domain must be a positive integer, got {per!r}")
 
     def card_paths(self) -> List[Tuple[Path, bool]]:
         """(card file, shipped?) for every card selected by the options, shipped first.
@@ -141,6 +149,13 @@ class CardFamily(Family):
         if keep is not None and keep - set(ids):
             raise ValueError(f"family {self.name!r}: unknown card id(s) {sorted(keep - set(ids))} in 'ids'; "
                              f"known: {', '.join(sorted(ids)[:8])}{' …' if len(ids) > 8 else ''}")
+        if self.per_domain is not None:  # the first N ids of each domain (cards that did not load count as '?')
+            by_domain: Dict[str, List[str]] = {}
+            for cid, rep in sorted(zip(ids, reports), key=lambda t: t[0]):
+                dom = rep.spec.metadata.get("domain", "?") if rep.spec is not None else "?"
+                by_domain.setdefault(dom, []).append(cid)
+            chosen = {c for cids in by_domain.values() for c in cids[:self.per_domain]}
+            keep = chosen if keep is None else keep & chosen
         for cid, rep in zip(ids, reports):
             if cid in seen:
                 # results are keyed by id: two cards under one id would overwrite each other's results
