@@ -42,3 +42,53 @@ def causallearn_to_adjacency(graph: np.ndarray) -> np.ndarray:
     undirected = (G == -1) & (G.T == -1)
     bidirected = (G == 1) & (G.T == 1)
     return (directed | undirected | bidirected).astype(np.int8)
+
+
+def causallearn_pag_to_adjacency(graph: np.ndarray) -> np.ndarray:
+    """Convert a causal-learn PAG (FCI's ``GeneralGraph.graph``) to our adjacency, by a documented rule.
+
+    causal-learn's endpoint codes: ``graph[i, j]`` is the mark at i on the
+    edge i–j, with −1 a tail, 1 an arrowhead, 2 a circle (so i → j is
+    ``graph[i, j] = -1, graph[j, i] = 1``, as for a CPDAG). Rule (CausalArena
+    paper App. B.2 asks for "PAG endpoints by a documented rule"; the truth is
+    a DAG over the observed variables):
+
+    ========  ===========================  ==========================
+    edge      PAG meaning                  arena adjacency
+    ========  ===========================  ==========================
+    i → j     i is an ancestor of j        i → j
+    i —o j    i is an ancestor of j        i → j
+    i o→ j    j is not an ancestor of i    i → j
+    i o—o j   nothing settled              undirected (oriented by the runner)
+    i ↔ j     a latent confounder          undirected (oriented by the runner)
+    ========  ===========================  ==========================
+
+    A bidirected edge asserts that neither variable causes the other, which
+    cannot hold in a causally sufficient DAG; it is kept as an adjacency of
+    unknown orientation rather than dropped, like a conflicting CPDAG
+    collider in :func:`causallearn_to_adjacency`.
+
+    Args:
+        graph: (d × d) integer endpoint matrix with values in {−1, 0, 1, 2}.
+
+    Returns:
+        (d × d) int8, ``A[i, j] = 1`` for i → j; ``A[i, j] = A[j, i] = 1`` for an
+        undirected pair.
+
+    Raises:
+        ValueError: not square, an endpoint value outside {−1, 0, 1, 2}, or a
+            one-sided edge (one endpoint set, the other 0).
+    """
+    G = np.asarray(graph)
+    if G.ndim != 2 or G.shape[0] != G.shape[1]:
+        raise ValueError(f"causal-learn PAG must be square (d × d), got shape {G.shape}")
+    if not np.isin(G, (-1, 0, 1, 2)).all():
+        raise ValueError(f"causal-learn PAG has endpoint values {sorted(set(np.unique(G).tolist()) - {-1, 0, 1, 2})}"
+                         " outside {-1, 0, 1, 2}")
+    if np.any((G != 0) != (G.T != 0)):
+        i, j = map(int, np.argwhere((G != 0) != (G.T != 0))[0])
+        raise ValueError(f"causal-learn PAG has a one-sided edge between {i} and {j}")
+    ancestor = (G == -1) & np.isin(G.T, (1, 2))          # i → j, i —o j
+    not_ancestor_of_i = (G == 2) & (G.T == 1)             # i o→ j
+    undirected = ((G == 2) & (G.T == 2)) | ((G == 1) & (G.T == 1)) | ((G == -1) & (G.T == -1))
+    return (ancestor | not_ancestor_of_i | undirected).astype(np.int8)
