@@ -30,6 +30,19 @@ import numpy as np
 from .data import Dataset, Prediction
 
 
+class MethodEnvironmentError(RuntimeError):
+    """The method's runtime environment lacks something it needs.
+
+    Raise it from ``__init__`` or ``fit`` when a preflight check finds a
+    missing dependency (an R installation, an R package, a native library, a
+    checkpoint). The worker reports the run as status ``env_error`` (not
+    ``failed``) with this message, so a report separates "the method is broken"
+    from "this machine cannot run it". Name what is missing and how to get it::
+
+        raise MethodEnvironmentError("R package 'pcalg' is not installed (Rscript -e ...)")
+    """
+
+
 class Method:
     """A causal discovery method.
 

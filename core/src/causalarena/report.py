@@ -50,7 +50,8 @@ __all__ = [
 
 RUN_COLUMNS = ("family", "scm_id", "split", "replicate", "method", "status",
                "wall_seconds", "fit_seconds", "error")
-STATUSES = ("ok", "failed", "timeout", "oom", "invalid_input", "invalid_output", "unsupported")
+STATUSES = ("ok", "failed", "timeout", "oom", "invalid_input", "invalid_output", "unsupported",
+            "env_error")
 FAILURE_STATUSES = tuple(s for s in STATUSES if s not in ("ok", "unsupported"))
 
 SPLIT_LABELS = {"obs": "obs", "obs_int": "obs+int"}

@@ -38,6 +38,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from datetime import datetime, timezone
 from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
@@ -197,6 +198,9 @@ class WorkerHandle:
         self._buf = bytearray()
         self._log: Any = None
         self._killed = False
+        self.worker_id: Optional[str] = None
+        self.n_fits = 0
+        self.start_seconds: Optional[float] = None
 
     # -- lifecycle -----------------------------------------------------------
     @property
@@ -223,8 +227,12 @@ class WorkerHandle:
         self._buf = bytearray()
         self._killed = False
         self.loaded = None
+        self.worker_id = uuid.uuid4().hex[:12]
+        self.n_fits = 0
+        t0 = time.perf_counter()
         try:
             self.info = self.request({"op": "hello"}, timeout_s=self.startup_timeout_s)
+            self.start_seconds = time.perf_counter() - t0
         except (_Timeout, _Died) as exc:
             self.kill()
             raise WorkerError(f"worker {' '.join(cmd)} did not start ({type(exc).__name__.strip('_')}, "
@@ -671,6 +679,8 @@ class Runner:
             return
         row["python"] = worker.info.get("python")
         row["load_seconds"] = worker.load_seconds
+        worker.n_fits += 1
+        row.update(start_seconds=worker.start_seconds, worker_id=worker.worker_id, worker_seq=worker.n_fits)
         run_id = "/".join(str(k) for k in self.key(cell))
         res = worker.fit(path, row["seed"], self.budget_s, run_id=run_id)
         row.update(status=res["status"], wall_seconds=res["wall_seconds"], fit_seconds=res["fit_seconds"],
@@ -709,7 +719,7 @@ class Runner:
             slot.pop("worker").close()
             worker = None
         if slot.get("load_error", (None,))[0] == key:
-            row.update(status="failed", error=slot["load_error"][1])
+            row.update(status=slot["load_error"][2], error=slot["load_error"][1])
             return None
         if worker is None:
             worker = WorkerHandle(self.python, self.memory_mb, self.env, log_dir=self.cache_dir)
@@ -721,9 +731,10 @@ class Runner:
             resp = worker.load(m.factory, dict(m.params), timeout_s=self.load_timeout_s)
             if resp.get("status") != "ok":
                 err = resp.get("error") or "load failed"
-                slot["load_error"] = (key, err)
+                status = "env_error" if resp.get("status") == "env_error" else "failed"
+                slot["load_error"] = (key, err, status)
                 worker.close()
-                row.update(status="failed", error=err, traceback=resp.get("traceback"),
+                row.update(status=status, error=err, traceback=resp.get("traceback"),
                            load_seconds=resp.get("load_seconds"))
                 return None
             slot["worker"] = worker

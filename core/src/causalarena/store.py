@@ -18,7 +18,8 @@ import threading
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 KEY_COLUMNS = ("family", "scm_id", "split", "replicate", "method", "config_hash")
-STATUSES = ("ok", "failed", "timeout", "oom", "invalid_input", "invalid_output", "unsupported")
+STATUSES = ("ok", "failed", "timeout", "oom", "invalid_input", "invalid_output", "unsupported",
+            "env_error")
 
 #: column name → SQL type, in table order.
 COLUMNS = {
@@ -54,6 +55,11 @@ COLUMNS = {
     "varsortability": "REAL",  # of the raw table the method saw (Reisach et al. 2021)
     "r2_sortability": "REAL",  # R²-sortability of that table (Reisach et al. 2023)
     "factors": "TEXT",         # JSON object: the instance's scalar factor tags (graph, d, difficulty …)
+    # added with isolated execution and load/per-graph timing (issue 5)
+    "start_seconds": "REAL",   # spawn → `hello` of the worker that ran this cell (its cold start)
+    "worker_id": "TEXT",       # one id per worker process: the cells one load served share it
+    "worker_seq": "INTEGER",   # 1, 2, … : this cell was the k-th fit of that worker
+    "isolation": "TEXT",       # none | venv:<env key> | docker:<image> — where the worker ran
 }
 
 Key = Tuple[str, str, str, int, str, str]

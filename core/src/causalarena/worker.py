@@ -25,20 +25,22 @@ stderr, so library output can never corrupt the channel.
     (``rlimit_as_mb``: the address-space limit set before the last fit)
 ``{"op": "load", "factory": "pkg.mod:Class", "params": {...}}``
     imports the class and constructs ``Class(**params)`` once.
-    → ``{"op": "load", "status": "ok" | "failed", "load_seconds": float,
+    → ``{"op": "load", "status": "ok" | "failed" | "env_error", "load_seconds": float,
     "error": str | null, "traceback": str | null}``
 ``{"op": "fit", "id": str, "dataset_path": "/x.npz", "seed": int}``
     loads the ``.npz`` written by :meth:`causalarena.data.Dataset.save`
     (without the true graph), seeds ``random`` and ``numpy.random`` with
     ``seed``, clears the previous fit's ``adjacency_`` / ``edge_scores_`` /
     ``native_`` and calls ``method.fit(dataset)``.
-    → ``{"op": "fit", "id": str, "status": "ok" | "failed" | "oom",
+    → ``{"op": "fit", "id": str, "status": "ok" | "failed" | "oom" | "env_error",
     "fit_seconds": float, "prediction": Prediction.to_json() | null,
     "error": str | null, "traceback": str | null, "peak_rss_mb": float}``
     ``fit_seconds`` times ``fit`` + ``prediction`` only (not the dataset load);
     ``peak_rss_mb`` is the worker's peak resident set during this fit (Linux
     ``VmHWM`` after resetting it through ``/proc/self/clear_refs``; elsewhere
-    the process-lifetime peak). A ``MemoryError`` gives status ``"oom"``.
+    the process-lifetime peak). A ``MemoryError`` gives status ``"oom"``;
+    :class:`causalarena.method.MethodEnvironmentError` (a preflight found a
+    missing R package, library …) gives ``"env_error"``, at load or fit.
 ``{"op": "shutdown"}``
     → ``{"op": "shutdown", "status": "ok"}`` and the worker exits 0. EOF on
     stdin also ends it.
@@ -159,7 +161,10 @@ class Worker:
         except BaseException as exc:  # noqa: BLE001 - reported to the runner
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
-            return {"status": "failed", "load_seconds": time.perf_counter() - t0,
+            from .method import MethodEnvironmentError
+
+            status = "env_error" if isinstance(exc, MethodEnvironmentError) else "failed"
+            return {"status": status, "load_seconds": time.perf_counter() - t0,
                     "error": f"loading {req.get('factory')!r}: {_error_text(exc)}",
                     "traceback": traceback.format_exc()}
         return {"status": "ok", "load_seconds": time.perf_counter() - t0,
@@ -194,6 +199,7 @@ class Worker:
         import numpy as np
 
         from .data import Dataset
+        from .method import MethodEnvironmentError
 
         _reset_peak_rss()
         self._set_rlimit()
@@ -212,6 +218,8 @@ class Worker:
             method.fit(dataset)
             prediction = method.prediction().to_json()
             out.update(status="ok", prediction=prediction)
+        except MethodEnvironmentError as exc:
+            out.update(status="env_error", error=_error_text(exc), traceback=traceback.format_exc())
         except MemoryError as exc:
             out.update(status="oom", error=f"MemoryError: {exc}" if str(exc) else "MemoryError",
                        traceback=traceback.format_exc())
