@@ -275,3 +275,30 @@ class Stateful(Method):
         a[(0, 1) if self._calls == 1 else (1, 2)] = 1
         self.adjacency_ = a
         return self
+
+
+class NeedsR(Method):
+    """A preflight that finds R missing: status ``env_error`` (at fit or at load)."""
+
+    def __init__(self, at_load: bool = False):
+        self.at_load = at_load
+        if at_load:
+            from causalarena.method import MethodEnvironmentError
+
+            raise MethodEnvironmentError("Rscript not found on PATH: install R and the R package 'pcalg'")
+
+    def fit(self, dataset):
+        from causalarena.method import MethodEnvironmentError
+
+        raise MethodEnvironmentError("R package 'pcalg' is not installed")
+
+
+class ReportsEnv(Method):
+    """Encodes the worker's ``ARENA_TEST_MARK`` env var in the graph: 0 → 1 when set."""
+
+    def fit(self, dataset):
+        a = np.zeros((dataset.d, dataset.d))
+        if os.environ.get("ARENA_TEST_MARK"):
+            a[0, 1] = 1
+        self.adjacency_ = a
+        return self

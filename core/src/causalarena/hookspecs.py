@@ -23,7 +23,7 @@ from typing import Iterable
 
 import pluggy
 
-from .records import FamilyInfo, InterventionInfo, MethodInfo, MetricInfo
+from .records import FamilyInfo, InterventionInfo, IsolationInfo, MethodInfo, MetricInfo
 
 PROJECT = "causalarena"
 
@@ -100,4 +100,18 @@ def arena_metrics() -> Iterable[MetricInfo]:
 
     Returns:
         An iterable of :class:`MetricInfo` with unique names.
+    """
+
+
+@hookspec
+def arena_isolation_backends() -> Iterable[IsolationInfo]:
+    """Return isolated execution backends (``arena run --isolation NAME``).
+
+    ``arena-sandbox`` registers ``venv`` (a virtualenv per method plugin) and
+    ``docker`` (a container per plugin). The interface of a backend object is
+    documented in :mod:`causalarena.isolation`.
+
+    Returns:
+        An iterable of :class:`IsolationInfo` with unique names (``auto`` and
+        ``none`` are reserved).
     """

@@ -20,7 +20,7 @@ import attrs
 import pluggy
 
 from . import __version__, hookspecs
-from .records import RECORD_TYPES, FamilyInfo, InterventionInfo, MethodInfo, MetricInfo
+from .records import RECORD_TYPES, FamilyInfo, InterventionInfo, IsolationInfo, MethodInfo, MetricInfo
 
 if sys.version_info >= (3, 10):
     from importlib.metadata import entry_points
@@ -67,6 +67,7 @@ class Registry:
     families: Dict[str, FamilyInfo] = attrs.field(factory=dict)
     interventions: Dict[str, InterventionInfo] = attrs.field(factory=dict)
     metrics: Dict[str, MetricInfo] = attrs.field(factory=dict)
+    isolation_backends: Dict[str, IsolationInfo] = attrs.field(factory=dict)
     errors: List[LoadError] = attrs.field(factory=list)
 
     def kind(self, kind: str) -> Dict[str, Any]:
@@ -87,13 +88,17 @@ class Registry:
         rows = []
         for kind in RECORD_TYPES:
             for rec in self.kind(kind).values():
-                rows.append({"kind": kind[:-1] if kind != "families" else "family",
+                rows.append({"kind": _singular(kind),
                              "name": rec.name, "distribution": rec.distribution,
                              "version": rec.version, "description": rec.description})
         for err in self.errors:
             rows.append({"kind": "error", "name": err.name, "distribution": err.distribution,
                          "version": err.version, "description": err.error})
         return rows
+
+
+def _singular(kind: str) -> str:
+    return {"families": "family", "isolation_backends": "isolation backend"}.get(kind, kind[:-1])
 
 
 def _lookup(table: Dict[str, Any], name: str, what: str) -> Any:
@@ -179,11 +184,12 @@ def get_registry(strict: Optional[bool] = None, extra_plugins: Iterable[Any] = (
                         f"{dist_name}: arena_{kind}() yielded {type(rec).__name__}, "
                         f"expected {record_type.__name__}"
                     )
-                rec = attrs.evolve(rec, distribution=dist_name, version=dist_version)
+                if not (kind == "methods" and rec.distribution):  # sandbox listings keep their own
+                    rec = attrs.evolve(rec, distribution=dist_name, version=dist_version)
                 if rec.name in table:
                     other = table[rec.name]
                     raise DuplicatePluginError(
-                        f"{kind[:-1] if kind != 'families' else 'family'} name {rec.name!r} is "
+                        f"{_singular(kind)} name {rec.name!r} is "
                         f"provided by both {other.distribution} {other.version} and "
                         f"{dist_name} {dist_version}"
                     )

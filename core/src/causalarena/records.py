@@ -56,8 +56,13 @@ class MethodInfo:
         params: default parameters (App. B.4), recorded for provenance.
         citation: reference for the method.
         description: one line shown by ``arena methods``.
-        requirements: pip requirement strings the method needs at run time.
-        distribution, version: filled by the plugin manager.
+        requirements: pip requirement strings the method needs at run time
+            (besides its distribution's own ``Requires-Dist``).
+        environment: ``""`` = importable in this environment; ``"venv"`` = known
+            only from a built sandbox environment (listed by ``arena-sandbox``,
+            runs only isolated; see :mod:`causalarena.isolation`).
+        distribution, version: filled by the plugin manager (kept when the
+            record already names them, as sandbox listings do).
     """
 
     name: str = attrs.field(validator=_check_name)
@@ -70,7 +75,8 @@ class MethodInfo:
     params: dict = attrs.field(factory=dict)
     citation: str = ""
     description: str = ""
-    requirements: tuple = ()
+    requirements: tuple = attrs.field(default=(), converter=tuple)
+    environment: str = ""
     distribution: str = ""
     version: str = ""
 
@@ -149,9 +155,35 @@ class MetricInfo:
         return resolve(self.factory)
 
 
+@attrs.frozen(kw_only=True)
+class IsolationInfo:
+    """An isolation backend contributed through ``arena_isolation_backends``.
+
+    Attributes:
+        name: ``"venv"``, ``"docker"`` … (used by ``arena run --isolation``).
+        factory: import path of a class whose instances provide
+            ``available() -> Optional[str]`` (None, or why it cannot run here),
+            ``prepare(method, log) -> None`` (build what the method needs, once,
+            before the grid; may raise :class:`causalarena.isolation.IsolationError`) and
+            ``launch(method, cache_dir) -> WorkerLaunch`` (may raise
+            :class:`causalarena.isolation.IsolationError`). ``cache_dir`` is the folder of the
+            datasets the worker reads (mounted read-only by containers).
+    """
+
+    name: str = attrs.field(validator=_check_name)
+    factory: str
+    description: str = ""
+    distribution: str = ""
+    version: str = ""
+
+    def load(self) -> Any:
+        return resolve(self.factory)
+
+
 RECORD_TYPES = {
     "methods": MethodInfo,
     "families": FamilyInfo,
     "interventions": InterventionInfo,
     "metrics": MetricInfo,
+    "isolation_backends": IsolationInfo,
 }

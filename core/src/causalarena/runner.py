@@ -46,6 +46,7 @@ import numpy as np
 
 from .checks import check_input, check_output
 from .data import Dataset, Prediction
+from .isolation import IsolationError, WorkerLaunch, local_launch
 from .store import Store, config_hash
 
 #: seconds between resident-memory polls of a fitting worker
@@ -181,11 +182,14 @@ class WorkerHandle:
         env: extra environment variables for the worker (e.g. ``PYTHONPATH``).
         log_dir: directory of the stderr log (default: a temporary file).
         startup_timeout_s: seconds to wait for the ``hello`` answer.
+        launch: how to start the process (:class:`causalarena.isolation.WorkerLaunch`:
+            a sandbox interpreter, a container); default ``python`` here.
     """
 
     def __init__(self, python: str = sys.executable, memory_mb: Optional[float] = None,
                  env: Optional[Mapping[str, str]] = None, log_dir: Optional[str] = None,
-                 startup_timeout_s: float = 60.0) -> None:
+                 startup_timeout_s: float = 60.0, launch: Optional[WorkerLaunch] = None) -> None:
+        self.launch = launch if launch is not None else local_launch(python)
         self.python = python
         self.memory_mb = memory_mb
         self.env = dict(env or {})
@@ -214,11 +218,12 @@ class WorkerHandle:
             WorkerError: the process exited or did not answer in time (the
                 message includes its stderr).
         """
-        cmd = [self.python, "-m", "causalarena.worker"]
+        cmd = [*self.launch.argv, "-m", "causalarena.worker"]
         if self.memory_mb:
             cmd += ["--memory-mb", str(int(self.memory_mb))]
         env = dict(os.environ)
         env.update(self.env)
+        env.update(self.launch.env)
         self._log = tempfile.NamedTemporaryFile(prefix="arena-worker-", suffix=".log",
                                                 dir=self.log_dir, delete=False)
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -252,7 +257,15 @@ class WorkerHandle:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:  # pragma: no cover
             pass
+        self._on_kill()
         self._close_pipes()
+
+    def _on_kill(self) -> None:
+        if self.launch.on_kill is not None:
+            try:
+                self.launch.on_kill()
+            except Exception:  # noqa: BLE001 - best effort (e.g. the container is already gone)
+                pass
 
     def close(self) -> None:
         """Ask the worker to shut down; kill it if it does not within 5 s."""
@@ -271,6 +284,8 @@ class WorkerHandle:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+            if self._killed:
+                self._on_kill()
         self._close_pipes()
         self._remove_log()
 
@@ -451,7 +466,7 @@ class WorkerHandle:
         out["wall_seconds"] = wall
         if peak[0] and (out.get("peak_rss_mb") or 0) < peak[0]:
             out["peak_rss_mb"] = peak[0]
-        if out["status"] not in ("ok", "failed", "oom"):
+        if out["status"] not in ("ok", "failed", "oom", "env_error"):
             out["status"] = "failed"
         return out
 
@@ -607,8 +622,10 @@ class Runner:
                  python: str = sys.executable, standardise: bool = True, protocol: str = "default",
                  n: Optional[int] = None, env: Optional[Mapping[str, str]] = None,
                  cache_dir: Optional[str] = None, scorer: Optional[Scorer] = None,
-                 load_timeout_s: Optional[float] = 600.0, suite: Optional[str] = None) -> None:
+                 load_timeout_s: Optional[float] = 600.0, suite: Optional[str] = None,
+                 launcher: Optional[Callable[[Any], WorkerLaunch]] = None) -> None:
         self.store = store
+        self.launcher = launcher
         self.suite = suite
         self.budget_s = budget_s
         self.memory_mb = memory_mb
@@ -677,6 +694,7 @@ class Runner:
         worker = self._worker_for(m, slot, row)
         if worker is None:
             return
+        row["isolation"] = worker.launch.label
         row["python"] = worker.info.get("python")
         row["load_seconds"] = worker.load_seconds
         worker.n_fits += 1
@@ -713,20 +731,26 @@ class Runner:
         row["flags"] += list(warnings)
 
     def _worker_for(self, m: Any, slot: Dict[str, Any], row: Dict[str, Any]) -> Optional[WorkerHandle]:
-        key = (m.factory, json.dumps(dict(m.params), sort_keys=True, default=str))
+        key = (m.name, m.factory, json.dumps(dict(m.params), sort_keys=True, default=str))
         worker: Optional[WorkerHandle] = slot.get("worker")
-        if worker is not None and (worker.loaded != key or not worker.alive):
+        if worker is not None and (worker.loaded != key[1:] or slot.get("method") != m.name or not worker.alive):
             slot.pop("worker").close()
             worker = None
         if slot.get("load_error", (None,))[0] == key:
             row.update(status=slot["load_error"][2], error=slot["load_error"][1])
             return None
         if worker is None:
-            worker = WorkerHandle(self.python, self.memory_mb, self.env, log_dir=self.cache_dir)
+            try:
+                launch = self.launcher(m) if self.launcher is not None else local_launch(self.python)
+            except IsolationError as exc:
+                slot["load_error"] = (key, str(exc), "env_error")
+                row.update(status="env_error", error=str(exc))
+                return None
+            worker = WorkerHandle(self.python, self.memory_mb, self.env, log_dir=self.cache_dir, launch=launch)
             try:
                 worker.start()
             except WorkerError as exc:
-                row.update(status="failed", error=str(exc))
+                row.update(status="failed", error=str(exc), isolation=launch.label)
                 return None
             resp = worker.load(m.factory, dict(m.params), timeout_s=self.load_timeout_s)
             if resp.get("status") != "ok":
@@ -738,6 +762,7 @@ class Runner:
                            load_seconds=resp.get("load_seconds"))
                 return None
             slot["worker"] = worker
+            slot["method"] = m.name
         return worker
 
     # -- grid ---------------------------------------------------------------
@@ -833,7 +858,8 @@ def run_grid(cells: Sequence[Cell], registry: Any, store: Store, *, jobs: int = 
              python: str = sys.executable, standardise: bool = True, protocol: str = "default",
              n: Optional[int] = None, progress: bool = True, env: Optional[Mapping[str, str]] = None,
              cache_dir: Optional[str] = None, retry_statuses: Iterable[str] = (), suite: Optional[str] = None,
-             scorer: Optional[Scorer] = None, load_timeout_s: Optional[float] = 600.0) -> GridSummary:
+             scorer: Optional[Scorer] = None, load_timeout_s: Optional[float] = 600.0,
+             launcher: Optional[Callable[[Any], WorkerLaunch]] = None) -> GridSummary:
     """Run a grid of cells and store one row per cell.
 
     Args:
@@ -859,6 +885,10 @@ def run_grid(cells: Sequence[Cell], registry: Any, store: Store, *, jobs: int = 
         scorer: ``(true_adjacency, prediction, seed) -> (metrics, warnings)``
             replacing :func:`default_scorer`.
         load_timeout_s: seconds allowed for importing and constructing a method.
+        launcher: ``method_info -> WorkerLaunch`` choosing where each method's
+            worker runs (:mod:`causalarena.isolation`); default: ``python`` here.
+            An :class:`~causalarena.isolation.IsolationError` it raises makes
+            every cell of that method ``env_error``.
 
     Returns:
         :class:`GridSummary` of this invocation (skipped = already stored).
@@ -866,7 +896,7 @@ def run_grid(cells: Sequence[Cell], registry: Any, store: Store, *, jobs: int = 
     metrics = getattr(registry, "metrics", None) if registry is not None else None
     runner = Runner(store, metrics, budget_s=budget_s, memory_mb=memory_mb, python=python,
                     standardise=standardise, protocol=protocol, n=n, env=env, cache_dir=cache_dir,
-                    scorer=scorer, load_timeout_s=load_timeout_s, suite=suite)
+                    scorer=scorer, load_timeout_s=load_timeout_s, suite=suite, launcher=launcher)
     try:
         return runner.run(cells, jobs=jobs, progress=progress, retry_statuses=retry_statuses)
     finally:
