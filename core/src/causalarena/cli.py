@@ -453,8 +453,10 @@ def cmd_report(args) -> int:
         runs = store.runs_frame()
     if len(runs) == 0:
         raise UsageError(f"{path} holds no runs yet")
-    metrics = tuple(_csv(args.metrics) or ("f1", "shd"))
     console = _console()
+    if args.runtime:
+        return _report_runtime(runs, results, console)
+    metrics = tuple(_csv(args.metrics) or ("f1", "shd"))
     print_report(runs, console=console, metrics=metrics)
     try:
         paths = write_report(runs, results, metrics=metrics)
@@ -463,6 +465,24 @@ def cmd_report(args) -> int:
                       "the leaderboard above is complete")
         return 0
     console.print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
+def _report_runtime(runs, results, console) -> int:
+    """`arena report --runtime`: load vs per-graph time (§5.5, Table 5), runtime.csv."""
+    from .report import print_runtime, runtime_table, write_runtime
+
+    try:
+        table = runtime_table(runs)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    print_runtime(table, console=console)
+    try:
+        path = write_runtime(table, results)
+    except OSError as exc:
+        console.print(f"[yellow]runtime.csv not written[/yellow] ({exc.strerror}: {exc.filename})")
+        return 0
+    console.print(f"wrote {path}")
     return 0
 
 
@@ -787,6 +807,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("report", help="print the leaderboard of a results folder")
     sp.add_argument("--results", default=DEFAULT_RESULTS)
     sp.add_argument("--metrics", help="metrics in leaderboard cells (default f1,shd)")
+    sp.add_argument("--runtime", action="store_true",
+                    help="instead: fit load vs per-graph time T(k) = T_fixed + k*T_graph per method and d "
+                         "(paper 5.5, Table 5) and write runtime.csv")
     sp.set_defaults(func=cmd_report)
 
     sp = sub.add_parser("export", help="export datasets (Parquet), specs (JSON), adjacency (CSV)")
