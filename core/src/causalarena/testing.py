@@ -14,6 +14,11 @@ Public API:
 * :func:`method_checks` — ``(check_id, callable)`` pairs for one method.
 * :func:`check_method` — run every check, raise on the first failure.
 * :func:`parametrize_method_checks` — the pytest decorator above.
+* :func:`family_checks`, :func:`check_family`,
+  :func:`parametrize_family_checks` — the same for a family plugin
+  (:data:`FAMILY_CHECKS`: listing, factor tags, dataset shapes and masks,
+  true graph, finiteness, standardisation, determinism, replicates, no
+  truth leak, fingerprints).
 * :func:`make_linear_dataset`, :func:`make_chain_dataset` — small
   deterministic linear SCM tables with known truth (known-answer tests).
 
@@ -36,7 +41,7 @@ import os
 import subprocess
 import sys
 import textwrap
-from typing import Any, Callable, Dict, Iterator, List, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -46,10 +51,13 @@ from .records import MethodInfo
 __all__ = [
     "ConformanceError",
     "HEAVY_MODULES",
+    "check_family",
     "check_method",
+    "family_checks",
     "make_chain_dataset",
     "make_linear_dataset",
     "method_checks",
+    "parametrize_family_checks",
     "parametrize_method_checks",
 ]
 
@@ -595,6 +603,645 @@ def parametrize_method_checks(*names: Union[str, MethodInfo], **params: Any) -> 
 
 
 # ---------------------------------------------------------------------------
+# Family conformance kit
+# ---------------------------------------------------------------------------
+#
+# A family plugin's conformance test is as short as a method's::
+#
+#     from causalarena.testing import parametrize_family_checks
+#
+#     @parametrize_family_checks("my_family")
+#     def test_conformance(check):
+#         check()
+#
+# Every check builds the family afresh (``FamilyInfo.load()(**options)``) and
+# raises :class:`ConformanceError` naming the family, its distribution, the
+# instance (and split) and the rule.
+
+#: Metadata keys that would hand the true graph to a method (datasets keep
+#: their metadata when the truth is removed).
+GRAPH_KEYS = ("true_adjacency", "adjacency", "true_graph", "graph_edges", "edges", "edge_list",
+              "parents", "children", "dag", "cpdag")
+
+#: Rows asked for by the sample-size rule (``dataset(..., n=SMALL_N)``).
+SMALL_N = 200
+
+_SCALAR_TYPES = (str, bool, int, float)
+
+
+def _resolve_family(name_or_info: Any) -> Any:
+    from .records import FamilyInfo
+
+    if isinstance(name_or_info, FamilyInfo):
+        return name_or_info
+    return _strict_registry().family(name_or_info)
+
+
+def _fwho(info: Any, inst: Any = None, split: Optional[str] = None) -> str:
+    dist = f" ({info.distribution} {info.version})" if info.distribution else ""
+    where = f"family {info.name!r}{dist}"
+    if inst is not None:
+        where += f", instance {getattr(inst, 'scm_id', inst)!r}"
+    if split is not None:
+        where += f", split {split!r}"
+    return where
+
+
+def _ffail(info: Any, rule: str, inst: Any = None, split: Optional[str] = None) -> None:
+    raise ConformanceError(f"{_fwho(info, inst, split)}: {rule}")
+
+
+def _build_family(info: Any, options: Dict[str, Any]) -> Any:
+    from .family import Family
+
+    try:
+        cls = info.load()
+    except Exception as exc:
+        raise ConformanceError(f"{_fwho(info)}: factory {info.factory!r} does not import: "
+                               f"{type(exc).__name__}: {exc}") from exc
+    if not (isinstance(cls, type) and issubclass(cls, Family)):
+        _ffail(info, f"factory {info.factory!r} is {cls!r}, not a causalarena.family.Family subclass")
+    try:
+        return cls(**options)
+    except Exception as exc:
+        raise ConformanceError(f"{_fwho(info)}: constructing the family with options {options!r} raised "
+                               f"{type(exc).__name__}: {exc}") from exc
+
+
+def _instances(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> List[Any]:
+    """The family's instances (the first ``max_instances`` when the kit was given that)."""
+    fam = _build_family(info, options)
+    try:
+        insts = list(fam.instances())
+    except Exception as exc:
+        raise ConformanceError(f"{_fwho(info)}: instances() raised {type(exc).__name__}: {exc}") from exc
+    if not insts:
+        _ffail(info, f"instances() is empty under options {options!r}; a family lists at least one instance")
+    limit = settings.get("max_instances")
+    return insts[: int(limit)] if limit else insts
+
+
+def _dataset(info: Any, inst: Any, split: str, replicate: int = 0, **kw: Any) -> Dataset:
+    try:
+        ds = inst.dataset(split, replicate, **kw)
+    except Exception as exc:
+        raise ConformanceError(
+            f"{_fwho(info, inst, split)}: dataset(split={split!r}, replicate={replicate}"
+            f"{''.join(f', {k}={v!r}' for k, v in kw.items())}) raised {type(exc).__name__}: {exc}"
+        ) from exc
+    if not isinstance(ds, Dataset):
+        _ffail(info, f"dataset() returned {type(ds).__name__}, not a causalarena.data.Dataset", inst, split)
+    return ds
+
+
+def _cells(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> Iterator[Tuple[Any, str]]:
+    for inst in _instances(info, options, settings):
+        for split in inst.splits:
+            yield inst, split
+
+
+def _is_dag(A: np.ndarray) -> bool:
+    import networkx as nx
+
+    return bool(nx.is_directed_acyclic_graph(nx.from_numpy_array(np.asarray(A, dtype=int),
+                                                                 create_using=nx.DiGraph)))
+
+
+def check_family_registered(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    """Registered through an entry point, with distribution and version; the factory is a Family
+    subclass whose ``name`` (when set) is the registered name."""
+    from .family import Family
+    from .plugins import CORE_DISTRIBUTION
+
+    reg = _strict_registry()
+    if info.name not in reg.families:
+        _ffail(info, f"not in the registry; installed families: {sorted(reg.families)}")
+    rec = reg.families[info.name]
+    if not rec.distribution or rec.distribution in ("?", "<test>", CORE_DISTRIBUTION):
+        _ffail(rec, f"must come from its own distribution via the 'causalarena' entry point, "
+                    f"got distribution {rec.distribution!r}")
+    if not rec.version or rec.version == "?":
+        _ffail(rec, f"registered without a version ({rec.version!r})")
+    try:
+        cls = rec.load()
+    except Exception as exc:
+        raise ConformanceError(f"{_fwho(rec)}: factory {rec.factory!r} does not import: {exc}") from exc
+    if not (isinstance(cls, type) and issubclass(cls, Family)):
+        _ffail(rec, f"factory {rec.factory!r} is {cls!r}, not a causalarena.family.Family subclass")
+    if cls.name and cls.name != rec.name:
+        _ffail(rec, f"class attribute name {cls.name!r} differs from the registered name {rec.name!r}")
+
+
+_FAMILY_CHEAP_SCRIPT = textwrap.dedent(
+    """
+    import importlib, json, sys
+    args = json.loads(sys.argv[1])
+    import causalarena.hookspecs, causalarena.records, causalarena.family, causalarena.data
+    before = set(sys.modules)
+    found = False
+    for modname in args["modules"]:
+        mod = importlib.import_module(modname)
+        hook = getattr(mod, "arena_families", None)
+        if hook is not None:
+            names = [rec.name for rec in hook()]
+            found = found or args["name"] in names
+    new = sorted({m.split(".")[0] for m in set(sys.modules) - before})
+    print(json.dumps({"found": found, "new": new}))
+    """
+)
+
+
+def check_family_descriptor_cheap(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    """Importing the entry-point module(s) and listing families imports no heavy library.
+
+    Fresh interpreter (with this interpreter's ``sys.path``). Heavy =
+    :data:`HEAVY_MODULES` plus the import names of the family distribution's
+    own requirements that the core does not already need.
+    """
+    from .plugins import ENTRY_POINT_GROUP, entry_points
+
+    modules = []
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        dist = getattr(ep, "dist", None)
+        if dist is not None and dist.metadata["Name"] == info.distribution:
+            modules.append(ep.value.split(":")[0])
+    if not modules:
+        _ffail(info, f"no entry point in group {ENTRY_POINT_GROUP!r} belongs to distribution "
+                     f"{info.distribution!r}")
+    heavy = set(HEAVY_MODULES) | set(_requirement_modules(info.distribution))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    proc = subprocess.run(
+        [sys.executable, "-c", _FAMILY_CHEAP_SCRIPT, json.dumps({"modules": modules, "name": info.name})],
+        capture_output=True, text=True, timeout=120, env=env,
+    )
+    if proc.returncode != 0:
+        _ffail(info, f"importing entry-point module(s) {modules} failed in a fresh interpreter:\n"
+                     f"{proc.stderr[-2000:]}")
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    if not out["found"]:
+        _ffail(info, f"entry-point module(s) {modules} do not yield a FamilyInfo named {info.name!r}")
+    leaked = sorted(heavy & set(out["new"]))
+    if leaked:
+        _ffail(info, f"importing the descriptor module(s) {modules} imported heavy module(s) {leaked}; "
+                     "import them in the Family class's module, not in the entry point")
+
+
+def check_family_instances(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    """instances() lists Instance objects with unique non-empty string ids, this family's name, splits
+    among ("obs", "obs_int") and a positive replicate count; the listing is stable (same ids in the
+    same order from a fresh family object) and instance(id) finds each one."""
+    from .family import SPLITS, Instance
+
+    insts = _instances(info, dict(options), {})
+    seen: Dict[str, int] = {}
+    for k, inst in enumerate(insts):
+        if not isinstance(inst, Instance):
+            _ffail(info, f"instances()[{k}] is {type(inst).__name__}, not a causalarena.family.Instance")
+        sid = getattr(inst, "scm_id", None)
+        if not isinstance(sid, str) or not sid.strip():
+            _ffail(info, f"instances()[{k}] has scm_id {sid!r}; ids are non-empty strings (seeds derive from them)")
+        if sid in seen:
+            _ffail(info, f"duplicate instance id {sid!r} (positions {seen[sid]} and {k}); ids must be unique "
+                         "within a family (results and seeds are keyed by them)")
+        seen[sid] = k
+        if inst.family != info.name:
+            _ffail(info, f"instance.family is {inst.family!r}, not the registered name {info.name!r} "
+                         "(cell seeds derive from it)", inst)
+        splits = tuple(inst.splits)
+        if not splits or any(s not in SPLITS for s in splits) or len(set(splits)) != len(splits):
+            _ffail(info, f"splits {splits!r} must be distinct values among {SPLITS}", inst)
+        reps = inst.n_replicates
+        if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
+            _ffail(info, f"n_replicates must be a positive int, got {reps!r}", inst)
+    again = [i.scm_id for i in _instances(info, dict(options), {})]
+    if again != list(seen):
+        _ffail(info, "instances() of a fresh family object lists different ids or another order: "
+                     f"{list(seen)[:5]}... vs {again[:5]}...; the listing must be deterministic")
+    fam = _build_family(info, dict(options))
+    for sid in list(seen)[: settings.get("max_instances") or None]:
+        try:
+            got = fam.instance(sid)
+        except Exception as exc:
+            raise ConformanceError(f"{_fwho(info, sid)}: instance({sid!r}) raised "
+                                   f"{type(exc).__name__}: {exc}") from exc
+        if got.scm_id != sid:
+            _ffail(info, f"instance({sid!r}) returned the instance {got.scm_id!r}", sid)
+
+
+def check_family_factors(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    """factors is a dict with string keys and JSON-serialisable values; numbers are finite; at
+    least one tag is a scalar (str/int/float/bool) or a list of strings — the forms stored with
+    every run and used to slice the report (others stay with the instance only)."""
+    for inst in _instances(info, options, settings):
+        factors = getattr(inst, "factors", None)
+        if not isinstance(factors, dict):
+            _ffail(info, f"factors must be a dict of tags, got {type(factors).__name__}", inst)
+        bad_keys = [k for k in factors if not isinstance(k, str) or not k]
+        if bad_keys:
+            _ffail(info, f"factor keys must be non-empty strings, got {bad_keys!r}", inst)
+        try:
+            json.dumps(factors, allow_nan=False, default=_json_scalar)
+        except (TypeError, ValueError) as exc:
+            _ffail(info, f"factors are not JSON-serialisable with finite numbers: {exc}", inst)
+        stored = [k for k, v in factors.items()
+                  if (isinstance(v, _SCALAR_TYPES) or v is None
+                      or (isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v)))]
+        if factors and not stored:
+            _ffail(info, f"no factor tag is a scalar or a list of strings ({sorted(factors)}); the runner "
+                         "stores only those, so the report could not slice by any tag", inst)
+
+
+def _json_scalar(obj: Any) -> Any:
+    if isinstance(obj, np.generic):
+        return obj.item()
+    raise TypeError(f"{type(obj).__name__} value {obj!r}")
+
+
+def _check_truth(info: Any, inst: Any, split: str, ds: Dataset) -> np.ndarray:
+    T = ds.true_adjacency
+    if T is None:
+        _ffail(info, "dataset.true_adjacency is None; a family dataset carries its true graph "
+                     "(the runner removes it before a method sees the table)", inst, split)
+    T = np.asarray(T)
+    d = ds.d
+    if T.shape != (d, d):
+        _ffail(info, f"true_adjacency has shape {T.shape}, expected (d × d) = {(d, d)}", inst, split)
+    if not np.all(np.isin(T, (0, 1))):
+        _ffail(info, f"true_adjacency must be 0/1 (row = parent), found {sorted(np.unique(T).tolist())}",
+               inst, split)
+    if np.any(np.diag(T)):
+        _ffail(info, f"true_adjacency has self-loops at {[ds.columns[j] for j in np.flatnonzero(np.diag(T))]}",
+               inst, split)
+    if not _is_dag(T):
+        declared = ds.metadata.get("truth_is_dag") is False and ds.metadata.get("truth_cycles")
+        if not declared:
+            import networkx as nx
+
+            cyc = nx.find_cycle(nx.from_numpy_array(T.astype(int), create_using=nx.DiGraph))
+            names = " -> ".join(ds.columns[u] for u, _ in cyc) + f" -> {ds.columns[cyc[0][0]]}"
+            _ffail(info, f"true_adjacency is not acyclic ({names}); a published cyclic graph must be "
+                         "declared with metadata truth_is_dag=False and truth_cycles", inst, split)
+    return T.astype(np.int8)
+
+
+def check_family_datasets(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    """Every split of every instance (replicate 0) gives the table the protocol promises.
+
+    X is (n × d) float64 with n, d ≥ 1 (SCM instances: 1000 rows on both splits); columns are d
+    unique non-empty strings; intervention_mask is (n × d) bool and regime (n,) int; on "obs" the
+    mask is all False and regime all −1; on "obs_int" there are observational and interventional
+    rows, a row's regime is −1 iff its mask row is empty, else it is an intervened column; metadata
+    names family, scm_id, split, replicate, seed and standardised; ``n=200`` gives 200 rows.
+    """
+    from .family import SCMInstance
+    from .protocol import split_sizes
+
+    scm_ids: Dict[str, str] = {}
+    for inst, split in _cells(info, options, settings):
+        ds = _dataset(info, inst, split)
+        n, d = ds.X.shape
+        if ds.X.dtype != np.float64:
+            _ffail(info, f"X has dtype {ds.X.dtype}, expected float64", inst, split)
+        if n < 1 or d < 1:
+            _ffail(info, f"X has shape {(n, d)}; a dataset has at least one row and one column", inst, split)
+        if isinstance(inst, SCMInstance):
+            expect = sum(split_sizes(split))
+            if n != expect:
+                _ffail(info, f"X has {n} rows, the protocol's {split!r} split has {expect}", inst, split)
+        cols = list(ds.columns)
+        if any(not isinstance(c, str) or not c for c in cols):
+            _ffail(info, f"columns must be non-empty strings, got {cols!r}", inst, split)
+        if len(set(cols)) != len(cols):
+            dup = sorted({c for c in cols if cols.count(c) > 1})
+            _ffail(info, f"duplicate column names {dup}", inst, split)
+        mask, regime = np.asarray(ds.intervention_mask), np.asarray(ds.regime)
+        if mask.shape != (n, d) or mask.dtype != bool:
+            _ffail(info, f"intervention_mask is {mask.dtype} {mask.shape}, expected bool {(n, d)}", inst, split)
+        if regime.shape != (n,) or not np.issubdtype(regime.dtype, np.integer):
+            _ffail(info, f"regime is {regime.dtype} {regime.shape}, expected int ({n},)", inst, split)
+        if split == "obs":
+            if mask.any():
+                _ffail(info, f"the obs split has {int(mask.any(axis=1).sum())} rows with an intervention mask; "
+                             "obs-only means an all-False mask", inst, split)
+            if np.any(regime != OBSERVATIONAL):
+                _ffail(info, f"the obs split has regime values {sorted(set(regime.tolist()) - {-1})}; "
+                             "observational rows have regime -1", inst, split)
+        else:
+            intervened = mask.any(axis=1)
+            if not intervened.any() or intervened.all():
+                _ffail(info, f"the obs_int split has {int(intervened.sum())} of {n} intervened rows; it "
+                             "mixes observational and interventional rows", inst, split)
+            if np.any((regime == OBSERVATIONAL) & intervened):
+                _ffail(info, "rows with regime -1 have intervention-mask entries; regime -1 means observational",
+                       inst, split)
+            rows = np.flatnonzero(regime != OBSERVATIONAL)
+            bad = rows[(regime[rows] < 0) | (regime[rows] >= d)]
+            if len(bad):
+                _ffail(info, f"regime values {sorted(set(regime[bad].tolist()))} are not column indices "
+                             f"0..{d - 1}", inst, split)
+            wrong = rows[~mask[rows, regime[rows]]]
+            if len(wrong):
+                _ffail(info, f"{len(wrong)} rows (first {int(wrong[0])}) have regime r but intervention_mask[row, r] "
+                             "False; regime names an intervened column", inst, split)
+        md = ds.metadata
+        for key, want in (("family", info.name), ("split", split), ("replicate", 0)):
+            if md.get(key) != want:
+                _ffail(info, f"metadata[{key!r}] is {md.get(key)!r}, expected {want!r}", inst, split)
+        for key in ("scm_id", "seed", "standardised"):
+            if key not in md:
+                _ffail(info, f"metadata lacks {key!r}", inst, split)
+        sid = md["scm_id"]
+        if scm_ids.setdefault(sid, inst.scm_id) != inst.scm_id:
+            _ffail(info, f"metadata scm_id {sid!r} is also that of instance {scm_ids[sid]!r}", inst, split)
+        small = _dataset(info, inst, split, n=SMALL_N)
+        if small.n != SMALL_N or small.d != d:
+            _ffail(info, f"dataset(n={SMALL_N}) has shape {small.X.shape}, expected {(SMALL_N, d)}", inst, split)
+
+
+def check_family_true_graph(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    """The true graph is a (d × d) 0/1 matrix without self-loops, acyclic (a published cyclic graph
+    must be declared: metadata truth_is_dag=False with truth_cycles), equal to
+    instance.true_adjacency() and the same on every split and replicate."""
+    for inst in _instances(info, options, settings):
+        ref = None
+        for split in inst.splits:
+            for rep in sorted({0, inst.n_replicates - 1}):
+                ds = _dataset(info, inst, split, rep)
+                T = _check_truth(info, inst, split, ds)
+                if ref is None:
+                    ref = T
+                    try:
+                        own = np.asarray(inst.true_adjacency())
+                    except Exception as exc:
+                        raise ConformanceError(f"{_fwho(info, inst)}: true_adjacency() raised "
+                                               f"{type(exc).__name__}: {exc}") from exc
+                    if own.shape != T.shape or not np.array_equal(own != 0, T != 0):
+                        _ffail(info, "instance.true_adjacency() differs from dataset.true_adjacency", inst, split)
+                elif T.shape != ref.shape or not np.array_equal(T, ref):
+                    _ffail(info, f"true_adjacency of replicate {rep} differs from that of the first cell; "
+                                 "one instance has one graph", inst, split)
+
+
+def check_family_finite(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    """X has no ±inf, raw or standardised; NaN only in columns declared in metadata nan_fraction
+    (a real table's missing values, case I4)."""
+    for inst, split in _cells(info, options, settings):
+        for standardise in (True, False):
+            ds = _dataset(info, inst, split, standardise=standardise)
+            X = ds.X
+            inf = np.isinf(X).any(axis=0)
+            if inf.any():
+                _ffail(info, f"X{'' if standardise else ' (raw)'} has infinite values in columns "
+                             f"{[ds.columns[j] for j in np.flatnonzero(inf)]}", inst, split)
+            nan = np.isnan(X).any(axis=0)
+            if nan.any():
+                declared = ds.metadata.get("nan_fraction") or {}
+                undeclared = [ds.columns[j] for j in np.flatnonzero(nan)
+                              if not (isinstance(declared, dict) and declared.get(ds.columns[j], 0) > 0)]
+                if undeclared:
+                    _ffail(info, f"X{'' if standardise else ' (raw)'} has NaN in columns {undeclared}; "
+                                 "a sampler must produce finite values (missing values of a real table are "
+                                 "declared in metadata nan_fraction)", inst, split)
+
+
+def check_family_standardise(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    """standardise=True (the default) gives z-scored columns (mean 0, sd 1 for non-constant ones) and
+    metadata standardised=True; standardise=False gives the raw table (standardised=False) with the
+    same shape and masks, whose z-scores are the standardised table."""
+    from .protocol import standardise as zscore
+
+    for inst, split in _cells(info, options, settings):
+        std = _dataset(info, inst, split)
+        raw = _dataset(info, inst, split, standardise=False)
+        if std.metadata.get("standardised") is not True or raw.metadata.get("standardised") is not False:
+            _ffail(info, f"metadata standardised is {std.metadata.get('standardised')!r} by default and "
+                         f"{raw.metadata.get('standardised')!r} with standardise=False; expected True / False",
+                   inst, split)
+        if raw.X.shape != std.X.shape or not np.array_equal(raw.intervention_mask, std.intervention_mask):
+            _ffail(info, "the raw and standardised tables differ in shape or intervention mask", inst, split)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean, sd = np.nanmean(std.X, axis=0), np.nanstd(std.X, axis=0)
+            expect = zscore(raw.X)
+        varying = sd > 1e-12
+        if not (np.allclose(mean, 0.0, atol=1e-8) and np.allclose(sd[varying], 1.0, atol=1e-8)):
+            cols = [std.columns[j] for j in np.flatnonzero(~np.isclose(mean, 0.0, atol=1e-8)
+                                                           | (varying & ~np.isclose(sd, 1.0, atol=1e-8)))]
+            _ffail(info, f"the default (standardised) table is not z-scored in columns {cols[:5]}", inst, split)
+        if not np.allclose(std.X, expect, atol=1e-8, equal_nan=True):
+            _ffail(info, "the standardised table is not the z-scored raw table of the same cell "
+                         "(standardise must not resample)", inst, split)
+
+
+def _fingerprint_of(ds: Dataset) -> Tuple[bytes, bytes, bytes]:
+    return ds.X.tobytes(), np.asarray(ds.intervention_mask).tobytes(), np.asarray(ds.regime).tobytes()
+
+
+def check_family_deterministic(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    """The same cell gives byte-identical X, mask and regime — from a fresh family object too, and
+    whatever the state of numpy's and Python's global random generators (seed from the cell:
+    :func:`causalarena.protocol.cell_seed`, never from global state)."""
+    import random
+
+    first = _instances(info, options, settings)
+    second = _instances(info, options, settings)  # paired by position (the listing rule is `instances`)
+    for inst, twin in zip(first, second):
+        for split in inst.splits:
+            np.random.seed(1)
+            random.seed(1)
+            a = _dataset(info, inst, split)
+            np.random.seed(2)
+            random.seed(2)
+            b = _dataset(info, twin, split)
+            if _fingerprint_of(a) != _fingerprint_of(b):
+                what = "X" if a.X.tobytes() != b.X.tobytes() else "intervention_mask/regime"
+                _ffail(info, f"two builds of the same cell (replicate 0) gave different {what}; derive every "
+                             "random draw from the cell seed (causalarena.protocol.cell_seed), not global state",
+                       inst, split)
+            if a.metadata.get("seed") != b.metadata.get("seed"):
+                _ffail(info, f"metadata seed differs between two builds of one cell "
+                             f"({a.metadata.get('seed')!r} vs {b.metadata.get('seed')!r})", inst, split)
+
+
+def check_family_replicates(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    """Replicates of a split differ (fresh draws, different metadata seed) when there are two or
+    more; a replicate out of range and an unknown split raise ValueError."""
+    for inst in _instances(info, options, settings):
+        for split in inst.splits:
+            if inst.n_replicates >= 2:
+                a, b = _dataset(info, inst, split, 0), _dataset(info, inst, split, 1)
+                if a.X.shape == b.X.shape and np.array_equal(a.X, b.X, equal_nan=True):
+                    _ffail(info, "replicates 0 and 1 are identical; each replicate is a fresh draw "
+                                 "(or declare n_replicates=1 for a fixed table)", inst, split)
+                if a.metadata.get("seed") == b.metadata.get("seed"):
+                    _ffail(info, f"replicates 0 and 1 share metadata seed {a.metadata.get('seed')!r}", inst, split)
+            for rep in (inst.n_replicates, -1):
+                try:
+                    inst.dataset(split, rep)
+                except ValueError:
+                    continue
+                except Exception as exc:
+                    _ffail(info, f"dataset(replicate={rep}) raised {type(exc).__name__}, expected ValueError "
+                                 f"(replicates are 0..{inst.n_replicates - 1})", inst, split)
+                _ffail(info, f"dataset(replicate={rep}) succeeded; replicates are 0..{inst.n_replicates - 1} "
+                             "and others raise ValueError", inst, split)
+        try:
+            inst.dataset("no-such-split", 0)
+        except ValueError:
+            continue
+        except Exception as exc:
+            _ffail(info, f"an unknown split raised {type(exc).__name__}, expected ValueError", inst)
+        _ffail(info, "dataset('no-such-split', 0) succeeded; an unknown split raises ValueError", inst)
+
+
+def _graph_in(value: Any, T: np.ndarray, names: List[str], path: str) -> Optional[str]:
+    """Where in a metadata value the true graph shows up (None: nowhere)."""
+    edges = {(names[i], names[j]) for i, j in zip(*np.nonzero(T))}
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(k, str) and k.lower() in GRAPH_KEYS:
+                return f"{path}[{k!r}] (a key that names the graph)"
+            found = _graph_in(v, T, names, f"{path}[{k!r}]")
+            if found:
+                return found
+        return None
+    if isinstance(value, np.ndarray) or (isinstance(value, (list, tuple)) and value
+                                          and all(isinstance(r, (list, tuple, np.ndarray)) for r in value)):
+        try:
+            arr = np.asarray(value)
+        except (ValueError, TypeError):
+            arr = None
+        if arr is not None and arr.shape == T.shape and arr.dtype.kind in "biuf" and T.any():
+            if np.array_equal(arr != 0, T != 0) or np.array_equal(arr != 0, T.T != 0):
+                return f"{path} (a d × d matrix equal to the true adjacency)"
+        if (edges and isinstance(value, (list, tuple)) and all(isinstance(r, (list, tuple)) and len(r) == 2
+                                                                 and all(isinstance(x, str) for x in r)
+                                                                 for r in value)
+                and {tuple(r) for r in value} & edges):
+            return f"{path} (a list of (parent, child) pairs that are true edges)"
+    if isinstance(value, (list, tuple)):
+        for k, v in enumerate(value):
+            found = _graph_in(v, T, names, f"{path}[{k}]")
+            if found:
+                return found
+    return None
+
+
+def check_family_no_truth_leak(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    """What a method sees — ``dataset.without_truth()``, metadata included — does not carry the graph:
+    no metadata key named like the graph (:data:`GRAPH_KEYS`), no d × d matrix equal to the true
+    adjacency, no list of true (parent, child) name pairs; the saved table has no true_adjacency."""
+    for inst, split in _cells(info, options, settings):
+        ds = _dataset(info, inst, split)
+        T = ds.true_adjacency
+        T = np.zeros((ds.d, ds.d), dtype=np.int8) if T is None else np.asarray(T)
+        seen = ds.without_truth()
+        if seen.true_adjacency is not None:
+            _ffail(info, "without_truth() kept true_adjacency (a Dataset subclass overrides it?)", inst, split)
+        import io
+
+        with np.load(io.BytesIO(seen.to_npz_bytes()), allow_pickle=False) as z:
+            if "true_adjacency" in z.files:
+                _ffail(info, "the table a method reads (without_truth, saved) contains true_adjacency", inst, split)
+        where = _graph_in(dict(seen.metadata), T, list(ds.columns), "metadata")
+        if where:
+            _ffail(info, f"the true graph reaches methods through {where}; metadata is shown to methods, "
+                         "keep the graph in true_adjacency only", inst, split)
+
+
+def check_family_fingerprint(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    """fingerprint() is 16 hex digits, the same from a fresh family object, and differs between
+    instances (it is part of every result key)."""
+    import re
+
+    fresh = _instances(info, options, settings)  # paired by position (the listing rule is `instances`)
+    seen: Dict[str, str] = {}
+    for inst, twin in zip(_instances(info, options, settings), fresh):
+        try:
+            fp, again = inst.fingerprint(), twin.fingerprint()
+        except Exception as exc:
+            raise ConformanceError(f"{_fwho(info, inst)}: fingerprint() raised {type(exc).__name__}: {exc}") from exc
+        if not isinstance(fp, str) or not re.fullmatch(r"[0-9a-f]{16}", fp):
+            _ffail(info, f"fingerprint() is {fp!r}, expected 16 lower-case hex digits", inst)
+        if fp != again:
+            _ffail(info, f"fingerprint() differs between two family objects ({fp} vs {again})", inst)
+        if fp in seen:
+            _ffail(info, f"fingerprint {fp} is also that of instance {seen[fp]!r}; two different instances "
+                         "must not share result keys", inst)
+        seen[fp] = inst.scm_id
+
+
+#: (check_id, check) of the family kit, in the order they run.
+FAMILY_CHECKS: Tuple[Tuple[str, Callable[[Any, Dict[str, Any], Dict[str, Any]], None]], ...] = (
+    ("registered", check_family_registered),
+    ("descriptor_cheap", check_family_descriptor_cheap),
+    ("instances", check_family_instances),
+    ("factors", check_family_factors),
+    ("datasets", check_family_datasets),
+    ("true_graph", check_family_true_graph),
+    ("finite", check_family_finite),
+    ("standardise", check_family_standardise),
+    ("deterministic", check_family_deterministic),
+    ("replicates", check_family_replicates),
+    ("no_truth_leak", check_family_no_truth_leak),
+    ("fingerprint", check_family_fingerprint),
+)
+
+
+class _FamilyCheck:
+    """A bound family check: callable with no arguments, readable repr for pytest ids."""
+
+    def __init__(self, name: Any, check_id: str, fn: Callable[[Any, Dict[str, Any], Dict[str, Any]], None],
+                 options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+        self.name, self.check_id, self.fn, self.options, self.settings = name, check_id, fn, options, settings
+
+    def __call__(self) -> None:
+        self.fn(_resolve_family(self.name), dict(self.options), dict(self.settings))
+
+    def __repr__(self) -> str:
+        label = self.name if isinstance(self.name, str) else self.name.name
+        return f"{label}:{self.check_id}"
+
+
+def family_checks(name_or_info: Any, max_instances: Optional[int] = None,
+                  **options: Any) -> Iterator[Tuple[str, Callable[[], None]]]:
+    """Yield ``(check_id, check)`` for one family; ``check()`` raises on failure.
+
+    Args:
+        name_or_info: a registered family name (resolved lazily through the
+            strict registry) or a :class:`~causalarena.records.FamilyInfo`.
+        max_instances: check only the first this many instances (a large
+            family; the listing rules still see them all). The kit's own
+            keyword: a family option of that name cannot be passed.
+        **options: family options (``Family(**options)``).
+    """
+    settings = {"max_instances": max_instances}
+    for check_id, fn in FAMILY_CHECKS:
+        yield check_id, _FamilyCheck(name_or_info, check_id, fn, options, settings)
+
+
+def check_family(name_or_info: Any, max_instances: Optional[int] = None, **options: Any) -> None:
+    """Run every family check; raise :class:`ConformanceError` on the first failure."""
+    for _, check in family_checks(name_or_info, max_instances=max_instances, **options):
+        check()
+
+
+def parametrize_family_checks(*names: Any, max_instances: Optional[int] = None,
+                              **options: Any) -> Callable[[Callable], Callable]:
+    """``pytest.mark.parametrize("check", ...)`` over every check of every named family.
+
+    Test ids are ``<family>:<check_id>``.
+    """
+    import pytest
+
+    if not names:
+        raise ValueError("parametrize_family_checks() needs at least one family name")
+    checks: List[_FamilyCheck] = []
+    for name in names:
+        checks.extend(c for _, c in family_checks(name, max_instances=max_instances, **options))  # type: ignore[misc]
+    return pytest.mark.parametrize("check", checks, ids=[repr(c) for c in checks])
+
+
+# ---------------------------------------------------------------------------
 # pytest plugin (entry point pytest11: causalarena)
 # ---------------------------------------------------------------------------
 
@@ -622,4 +1269,4 @@ def chain_dataset() -> Dataset:
 
 
 def pytest_configure(config: Any) -> None:
-    config.addinivalue_line("markers", "conformance: causalarena method conformance checks")
+    config.addinivalue_line("markers", "conformance: causalarena method and family conformance checks")

@@ -1,0 +1,32 @@
+"""Entry point ``causalarena: textbook``: the family's descriptor.
+
+Cheap by contract: imports only the core's hook marker and records; the SCMs
+are built when the family is loaded for a run.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from causalarena.hookspecs import hookimpl
+from causalarena.records import FamilyInfo
+
+CITATION = (
+    "Lauritzen, S. L., & Spiegelhalter, D. J. (1988). Local computations with probabilities on graphical "
+    "structures and their application to expert systems. JRSS B 50(2), 157-224 (Asia); "
+    "Pearl, J. (1988). Probabilistic Reasoning in Intelligent Systems (Alarm); "
+    "Russell, S., & Norvig, P. (2010). Artificial Intelligence: A Modern Approach, 3rd ed. (Sprinkler)."
+)
+
+
+@hookimpl
+def arena_families() -> Iterator[FamilyInfo]:
+    """Yield the ``textbook`` family."""
+    yield FamilyInfo(
+        name="textbook",
+        kind="synthetic",
+        factory="arena_contrib_family_example.family:TextbookFamily",
+        description="five hand-written SCMs on textbook graphs (Asia, Sprinkler, Alarm, collider chain, "
+                    "confounded triangle); obs and obs+int",
+        citation=CITATION,
+    )

@@ -1,0 +1,189 @@
+"""Toy families for the family conformance kit's tests (``core/tests/test_family_kit.py``).
+
+Importable by factory path (``family_toys:GoodFamily``): pytest puts this
+folder on ``sys.path``. ``GoodFamily`` obeys every rule; each other family
+breaks exactly one (the rule named in its docstring).
+"""
+
+from __future__ import annotations
+
+from typing import List
+
+import attrs
+import numpy as np
+
+from causalarena.data import Dataset
+from causalarena.family import Family, SCMInstance
+from causalarena.scm import ComponentSpec, NodeSpec, SCMSpec
+
+NAME = "toy"
+
+
+def chain_spec(scm_id: str, weight: float) -> SCMSpec:
+    """a → b → c, linear-Gaussian: a ~ N(0, 1), b = w·a + N(0, 0.5²), c = w·b + N(0, 0.5²)."""
+    def child(name: str, parent: str) -> NodeSpec:
+        return NodeSpec(name=name, role="mechanism", parents=(parent,),
+                        mechanism=ComponentSpec(kind="linear", params={"weights": [weight], "bias": 0.0}),
+                        noise=ComponentSpec(kind="gaussian", params={"scale": 0.5}))
+
+    root = NodeSpec(name="a", role="root",
+                    root_distribution=ComponentSpec(kind="gaussian", params={"loc": 0.0, "scale": 1.0}))
+    return SCMSpec(id=scm_id, nodes=(root, child("b", "a"), child("c", "b")),
+                   metadata={"graph": "chain", "d": 3, "weight": weight})
+
+
+def _instances(cls: type = SCMInstance, ids: tuple = ("chain-w1", "chain-w2")) -> List[SCMInstance]:
+    return [cls(family=NAME, scm_id=sid, spec=chain_spec(f"{NAME}/{sid}", float(k + 1)),
+                factors={"graph": "chain", "d": 3, "weight": float(k + 1)})
+            for k, sid in enumerate(ids)]
+
+
+class GoodFamily(Family):
+    """Two linear-Gaussian chains with obs and obs+int splits: passes every check."""
+
+    name = NAME
+
+    def instances(self):
+        return _instances()
+
+
+class DuplicateIdsFamily(Family):
+    """Breaks ``instances``: two instances share the id ``chain``."""
+
+    name = NAME
+
+    def instances(self):
+        return _instances(ids=("chain", "chain"))
+
+
+@attrs.define(eq=False)
+class CyclicInstance(SCMInstance):
+    """Claims the truth a → b → c → a (a cycle the SCM cannot have)."""
+
+    def _cyclic(self) -> np.ndarray:
+        return np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0]], dtype=np.int8)
+
+    def dataset(self, split, replicate, standardise=True, protocol="default", n=None) -> Dataset:
+        ds = super().dataset(split, replicate, standardise=standardise, protocol=protocol, n=n)
+        return attrs.evolve(ds, true_adjacency=self._cyclic())
+
+    def true_adjacency(self):
+        return self._cyclic()
+
+
+class CyclicFamily(Family):
+    """Breaks ``true_graph``: an undeclared directed cycle."""
+
+    name = NAME
+
+    def instances(self):
+        return _instances(CyclicInstance)
+
+
+@attrs.define(eq=False)
+class NondeterministicInstance(SCMInstance):
+    """Adds noise from numpy's global generator: the same cell differs between calls."""
+
+    def dataset(self, split, replicate, standardise=True, protocol="default", n=None) -> Dataset:
+        ds = super().dataset(split, replicate, standardise=standardise, protocol=protocol, n=n)
+        return attrs.evolve(ds, X=ds.X + np.random.normal(0.0, 0.01, size=ds.X.shape))
+
+
+class NondeterministicFamily(Family):
+    """Breaks ``deterministic``: the sampler reads global random state."""
+
+    name = NAME
+
+    def instances(self):
+        return _instances(NondeterministicInstance)
+
+
+@attrs.define(eq=False)
+class NaNInstance(SCMInstance):
+    """Column b has a NaN (undeclared)."""
+
+    def dataset(self, split, replicate, standardise=True, protocol="default", n=None) -> Dataset:
+        ds = super().dataset(split, replicate, standardise=standardise, protocol=protocol, n=n)
+        X = ds.X.copy()
+        X[0, 1] = np.nan
+        return attrs.evolve(ds, X=X)
+
+
+class NaNFamily(Family):
+    """Breaks ``finite``: NaN in a sampled table."""
+
+    name = NAME
+
+    def instances(self):
+        return _instances(NaNInstance)
+
+
+@attrs.define(eq=False)
+class LeakyInstance(SCMInstance):
+    """Puts the edge list into the metadata (which methods see)."""
+
+    def dataset(self, split, replicate, standardise=True, protocol="default", n=None) -> Dataset:
+        ds = super().dataset(split, replicate, standardise=standardise, protocol=protocol, n=n)
+        return attrs.evolve(ds, metadata={**ds.metadata, "notes": {"links": [["a", "b"], ["b", "c"]]}})
+
+
+class LeakyFamily(Family):
+    """Breaks ``no_truth_leak``: true (parent, child) pairs in metadata."""
+
+    name = NAME
+
+    def instances(self):
+        return _instances(LeakyInstance)
+
+
+@attrs.define(eq=False)
+class FrozenReplicatesInstance(SCMInstance):
+    """Every replicate is replicate 0 (the seed ignores the replicate)."""
+
+    def dataset(self, split, replicate, standardise=True, protocol="default", n=None) -> Dataset:
+        if not 0 <= int(replicate) < self.n_replicates:
+            raise ValueError(f"replicate {replicate} out of range")
+        return super().dataset(split, 0, standardise=standardise, protocol=protocol, n=n)
+
+
+class FrozenReplicatesFamily(Family):
+    """Breaks ``replicates``: replicates 0 and 1 are identical."""
+
+    name = NAME
+
+    def instances(self):
+        return _instances(FrozenReplicatesInstance)
+
+
+@attrs.define(eq=False)
+class ObsMaskInstance(SCMInstance):
+    """Marks a row of the obs split as intervened."""
+
+    def dataset(self, split, replicate, standardise=True, protocol="default", n=None) -> Dataset:
+        ds = super().dataset(split, replicate, standardise=standardise, protocol=protocol, n=n)
+        if split == "obs":
+            mask = ds.intervention_mask.copy()
+            mask[0, 0] = True
+            ds = attrs.evolve(ds, intervention_mask=mask)
+        return ds
+
+
+class ObsMaskFamily(Family):
+    """Breaks ``datasets``: an intervention mask on the obs-only split."""
+
+    name = NAME
+
+    def instances(self):
+        return _instances(ObsMaskInstance)
+
+
+class DictFactorsFamily(Family):
+    """Breaks ``factors``: no tag the runner can store (a dict only)."""
+
+    name = NAME
+
+    def instances(self):
+        insts = _instances()
+        for inst in insts:
+            inst.factors = {"structure": {"depth": 2}}
+        return insts

@@ -1,0 +1,149 @@
+"""The family conformance kit (``causalarena.testing.family_checks``).
+
+Known answers: a good toy family passes every check (registered for real,
+through a ``*.dist-info`` entry point on ``sys.path``); each broken toy
+family of ``family_toys`` fails exactly the rule it breaks, with a message
+naming the family, the instance and the rule.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from causalarena import testing
+from causalarena.records import FamilyInfo
+from causalarena.testing import (
+    FAMILY_CHECKS,
+    ConformanceError,
+    check_family,
+    check_family_datasets,
+    check_family_deterministic,
+    check_family_factors,
+    check_family_finite,
+    check_family_instances,
+    check_family_no_truth_leak,
+    check_family_replicates,
+    check_family_true_graph,
+    family_checks,
+)
+
+
+def toy(cls: str) -> FamilyInfo:
+    return FamilyInfo(name="toy", factory=f"family_toys:{cls}", distribution="arena-family-toy", version="0.1.0")
+
+
+@pytest.fixture
+def registered_toy(tmp_path, monkeypatch):
+    """Install ``arena-family-toy`` (entry point ``causalarena: toy``) by putting its dist-info on sys.path."""
+    (tmp_path / "toy_family_plugin.py").write_text(textwrap.dedent('''
+        from causalarena.hookspecs import hookimpl
+        from causalarena.records import FamilyInfo
+
+        @hookimpl
+        def arena_families():
+            yield FamilyInfo(name="toy", factory="family_toys:GoodFamily", description="two chains")
+    '''))
+    info = tmp_path / "arena_family_toy-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: arena-family-toy\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("[causalarena]\ntoy = toy_family_plugin\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    testing._strict_registry.cache_clear()
+    yield "toy"
+    testing._strict_registry.cache_clear()
+
+
+def test_good_family_passes_every_check(registered_toy):
+    ids = [cid for cid, _ in family_checks(registered_toy)]
+    assert ids == [cid for cid, _ in FAMILY_CHECKS]
+    assert len(ids) == 12
+    check_family(registered_toy)
+
+
+def test_good_family_by_info_passes_the_data_checks():
+    for cid, check in family_checks(toy("GoodFamily")):
+        if cid not in ("registered", "descriptor_cheap"):
+            check()
+
+
+def test_unregistered_family_fails_registered():
+    with pytest.raises(ConformanceError, match=r"family 'toy' .*not in the registry"):
+        dict(family_checks(toy("GoodFamily")))["registered"]()
+
+
+def test_parametrize_ids():
+    mark = testing.parametrize_family_checks("toy", max_instances=1)
+    values = mark.args[1]
+    assert [repr(c) for c in values][:3] == ["toy:registered", "toy:descriptor_cheap", "toy:instances"]
+    assert all(c.settings == {"max_instances": 1} for c in values)
+
+
+@pytest.mark.parametrize("cls, check, pattern", [
+    ("DuplicateIdsFamily", check_family_instances, r"family 'toy' \(arena-family-toy 0\.1\.0\): duplicate instance id 'chain'"),
+    ("CyclicFamily", check_family_true_graph, r"instance 'chain-w1', split 'obs': true_adjacency is not acyclic "
+                                              r"\(a -> b -> c -> a\)"),
+    ("NondeterministicFamily", check_family_deterministic, r"instance 'chain-w1', split 'obs': two builds of the "
+                                                           r"same cell \(replicate 0\) gave different X"),
+    ("NaNFamily", check_family_finite, r"instance 'chain-w1', split 'obs': X has NaN in columns \['b'\]"),
+    ("LeakyFamily", check_family_no_truth_leak, r"metadata\['notes'\]\['links'\] \(a list of \(parent, child\) "
+                                                r"pairs that are true edges\)"),
+    ("FrozenReplicatesFamily", check_family_replicates, r"instance 'chain-w1', split 'obs': replicates 0 and 1 "
+                                                        r"are identical"),
+    ("ObsMaskFamily", check_family_datasets, r"split 'obs': the obs split has 1 rows with an intervention mask"),
+    ("DictFactorsFamily", check_family_factors, r"instance 'chain-w1': no factor tag is a scalar"),
+])
+def test_broken_family_fails_its_rule(cls, check, pattern):
+    with pytest.raises(ConformanceError, match=pattern):
+        check(toy(cls), {}, {})
+
+
+@pytest.mark.parametrize("cls, broken", [
+    ("DuplicateIdsFamily", "instances"),
+    ("CyclicFamily", "true_graph"),
+    ("NaNFamily", "finite"),
+    ("LeakyFamily", "no_truth_leak"),
+    ("ObsMaskFamily", "datasets"),
+])
+def test_broken_family_fails_only_its_rule(cls, broken):
+    failed = []
+    for cid, check in family_checks(toy(cls)):
+        if cid in ("registered", "descriptor_cheap"):
+            continue
+        try:
+            check()
+        except ConformanceError:
+            failed.append(cid)
+    if cls == "NaNFamily":  # NaN also breaks z-scoring of column b
+        assert failed == ["finite", "standardise"]
+    else:
+        assert failed == [broken]
+
+
+def test_declared_cycle_is_accepted():
+    import attrs
+    import numpy as np
+
+    from family_toys import CyclicInstance, _instances
+
+    @attrs.define(eq=False)
+    class Declared(CyclicInstance):
+        def dataset(self, *a, **kw):
+            ds = super().dataset(*a, **kw)
+            return attrs.evolve(ds, metadata={**ds.metadata, "truth_is_dag": False,
+                                              "truth_cycles": [["a", "b", "c"]]})
+
+    inst = _instances(Declared)[0]
+    ds = inst.dataset("obs", 0)
+    assert testing._check_truth(toy("x"), inst, "obs", ds).tolist() == np.asarray(inst.true_adjacency()).tolist()
+
+
+def test_max_instances_limits_the_data_checks():
+    calls = []
+
+    def spy(info, options, settings):
+        calls.append(len(testing._instances(info, options, settings)))
+
+    testing._FamilyCheck(toy("GoodFamily"), "spy", spy, {}, {"max_instances": 1})()
+    assert calls == [1]
