@@ -372,6 +372,7 @@ def cmd_run(args) -> int:
     skipped = 0
     elapsed = 0.0
     keys: set = set()
+    launcher = _isolation_launcher(args, registry, methods, console, python=args.python)
     with _FolderLock(results), Store(str(results / STORE_NAME)) as store:
         for protocol, n in grids:
             if len(grids) > 1:
@@ -383,6 +384,7 @@ def cmd_run(args) -> int:
                 python=args.python, standardise=not args.raw, protocol=protocol, n=n,
                 progress=not args.no_progress, cache_dir=str(results / "datasets"),
                 retry_statuses=tuple(_csv(args.retry) or ()), suite=suite.name if suite else None,
+                launcher=launcher,
             )
             for k, v in summary.counts.items():
                 counts[k] = counts.get(k, 0) + v
@@ -438,6 +440,78 @@ def _only_keys(runs, keys):
 
     mask = [tuple(row) in keys for row in runs[list(KEY_COLUMNS)].itertuples(index=False, name=None)]
     return runs[mask].reset_index(drop=True)
+
+
+def _isolation_launcher(args, registry, methods, console, python: str):
+    """``method -> WorkerLaunch`` for ``--isolation`` (see :mod:`causalarena.isolation`).
+
+    Chooses a backend per method, prints the choice, and prepares (builds)
+    each isolated environment once before the grid; a method whose backend
+    cannot serve it gets an :class:`IsolationError` that the runner records
+    as ``env_error`` in every cell of that method.
+    """
+    from .isolation import ISOLATION_CHOICES, IsolationError, choose_backend, local_launch
+
+    isolation = args.isolation
+    known = sorted(set(ISOLATION_CHOICES) | set(registry.isolation_backends))
+    if isolation not in known:
+        raise UsageError(f"--isolation {isolation!r}: expected one of {known}"
+                         + ("" if registry.isolation_backends else " (pip install arena-sandbox for venv, docker)"))
+    backends = {}
+    for name, rec in registry.isolation_backends.items():
+        try:
+            backends[name] = rec.load()()
+        except Exception as exc:  # noqa: BLE001 - a broken backend is reported, others still work
+            console.print(f"[yellow]isolation backend {name!r} ({rec.distribution}) failed to load: {exc}[/yellow]")
+    plan: Dict[str, Any] = {}
+    for m in methods:
+        try:
+            backend, why = choose_backend(m, isolation, backends)
+        except IsolationError as exc:
+            plan[m.name] = exc
+            console.print(f"  {m.name}: [red]env_error[/red] {exc}")
+            continue
+        if backend == "none":
+            plan[m.name] = None
+            if isolation != "auto" or len(methods) <= 12:
+                console.print(f"  {m.name}: this environment ({why})", highlight=False)
+            continue
+        impl = backends[backend]
+        reason = impl.available()
+        if reason:
+            plan[m.name] = IsolationError(f"method {m.name!r} needs the {backend} backend ({why}), "
+                                          f"which cannot run here: {reason}")
+            console.print(f"  {m.name}: [red]env_error[/red] {plan[m.name]}")
+            continue
+        console.print(f"  {m.name}: {backend} ({why})", highlight=False)
+        try:
+            impl.prepare(m, log=lambda text: console.print(f"    {text}", highlight=False))
+            plan[m.name] = impl
+        except IsolationError as exc:
+            plan[m.name] = exc
+            console.print(f"  {m.name}: [red]env_error[/red] {exc}")
+
+    cache_dir = str(_results_dir(args.results, create=True) / "datasets")
+
+    def launcher(m):
+        target = plan.get(m.name)
+        if target is None:
+            return local_launch(python)
+        if isinstance(target, IsolationError):
+            raise target
+        return target.launch(m, cache_dir=cache_dir, memory_mb=args.memory_mb)
+
+    return launcher
+
+
+def cmd_sandbox(args) -> int:
+    """``arena sandbox …``: delegated to the arena-sandbox distribution."""
+    try:
+        from arena_sandbox.cli import main as sandbox_main
+    except ImportError:
+        raise UsageError("the sandbox commands come with arena-sandbox: pip install arena-sandbox "
+                         "(in this repository: pip install ./sandbox)") from None
+    return int(sandbox_main(list(args.sandbox_args)) or 0)
 
 
 def cmd_report(args) -> int:
@@ -786,12 +860,20 @@ def build_parser() -> argparse.ArgumentParser:
                     help="draw fresh round ROUND of never-released configurations (needs the operator key)")
     sp.add_argument("--n", type=int, help="rows per dataset (sample-size studies)")
     sp.add_argument("--python", default=sys.executable, help="interpreter that runs the workers")
+    sp.add_argument("--isolation", default="auto",
+                    help="where method workers run: auto (own environment only for plugins whose requirements "
+                         "this environment does not satisfy), none, venv, docker (default auto)")
     sp.add_argument("--results", default=DEFAULT_RESULTS, help=f"results folder (default {DEFAULT_RESULTS})")
     sp.add_argument("--metrics", help="metrics in leaderboard cells (default f1,shd)")
     sp.add_argument("--retry", help="stored statuses to run again, e.g. timeout,failed")
     sp.add_argument("--no-progress", action="store_true")
     sp.add_argument("--strict", action="store_true", help="fail when a plugin does not import")
     sp.set_defaults(func=cmd_run)
+
+    sp = sub.add_parser("sandbox", help="build, list and prune isolated method environments (arena-sandbox)",
+                        add_help=False)
+    sp.add_argument("sandbox_args", nargs=argparse.REMAINDER)
+    sp.set_defaults(func=cmd_sandbox)
 
     sp = sub.add_parser("audit", help="regenerate and audit a family's SCMs (App. A.2 gates, resample statistics)")
     sp.add_argument("family", help="family name, e.g. synthetic")
@@ -848,7 +930,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["sandbox"]:  # everything after `sandbox` belongs to arena-sandbox (incl. --help)
+        args = argparse.Namespace(command="sandbox", func=cmd_sandbox, sandbox_args=argv[1:])
+    else:
+        args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except UsageError as exc:

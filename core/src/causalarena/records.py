@@ -165,9 +165,10 @@ class IsolationInfo:
             ``available() -> Optional[str]`` (None, or why it cannot run here),
             ``prepare(method, log) -> None`` (build what the method needs, once,
             before the grid; may raise :class:`causalarena.isolation.IsolationError`) and
-            ``launch(method, cache_dir) -> WorkerLaunch`` (may raise
+            ``launch(method, cache_dir, memory_mb) -> WorkerLaunch`` (may raise
             :class:`causalarena.isolation.IsolationError`). ``cache_dir`` is the folder of the
-            datasets the worker reads (mounted read-only by containers).
+            datasets the worker reads (mounted read-only by containers),
+            ``memory_mb`` the run's memory cap (None: none).
     """
 
     name: str = attrs.field(validator=_check_name)

@@ -448,10 +448,14 @@ class WorkerHandle:
             rc = self.proc.returncode
             tail = self.stderr_tail(log_start)
             self.kill()
-            oom = any(s in tail for s in _OOM_SIGNATURES) or rc == -signal.SIGKILL
+            # SIGKILL from outside the runner is the kernel OOM killer's signature only when the
+            # worker was near its memory cap; otherwise someone (a user, a supervisor) killed it.
+            near_cap = bool(self.memory_mb) and peak[0] >= 0.8 * float(self.memory_mb)
+            oom = any(s in tail for s in _OOM_SIGNATURES) or (rc == -signal.SIGKILL and near_cap)
             how = _signal_name(rc)
             if rc == -signal.SIGKILL:
-                how += " (not by the runner: the kernel OOM killer's signature)"
+                how += (" (not by the runner, near the memory cap: the kernel OOM killer's signature)" if near_cap
+                        else " (not by the runner: by a user, a supervisor or the kernel)")
             return dict(base, status="oom" if oom else "failed", wall_seconds=wall,
                         peak_rss_mb=peak[0] or None,
                         error=f"worker died during fit ({how})" + (f"; stderr: {tail}" if tail else ""))

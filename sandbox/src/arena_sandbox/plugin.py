@@ -1,0 +1,43 @@
+"""Hooks of arena-sandbox: the ``venv`` and ``docker`` backends, and sandbox-only methods."""
+
+from __future__ import annotations
+
+import attrs
+from causalarena.hookspecs import hookimpl
+from causalarena.records import IsolationInfo, MethodInfo
+
+
+@hookimpl
+def arena_isolation_backends():
+    yield IsolationInfo(name="venv", factory="arena_sandbox.venv:VenvBackend",
+                        description="a virtualenv per method plugin, built from its declared requirements")
+    yield IsolationInfo(name="docker", factory="arena_sandbox.docker:DockerBackend",
+                        description="an image per plugin; no network, read-only root, no capabilities, limits")
+
+
+@hookimpl
+def arena_methods():
+    """Methods of built sandboxes whose plugin is not installed in this environment.
+
+    ``arena sandbox build plugins/sdcd`` makes ``sdcd`` runnable without
+    installing its numpy-1.26 stack here: the record comes from the
+    environment's manifest (``environment="venv"``, its own distribution and
+    version), so ``arena run --methods sdcd`` runs it isolated. A plugin that
+    is also installed here is listed by its own entry point instead. Reading
+    the manifests is cheap (JSON files; nothing is imported).
+    """
+    from .envs import list_envs, normalise
+    from .venv import _installed_here
+
+    known = {a.name for a in attrs.fields(MethodInfo)}
+    seen = set()
+    for manifest in list_envs():  # newest first per plugin
+        plugin = manifest.get("plugin", "")
+        if manifest.get("broken") or plugin in seen or _installed_here(plugin):
+            continue
+        seen.add(plugin)
+        for m in manifest.get("methods", []):
+            fields = {k: v for k, v in m.items() if k in known}
+            fields.update(environment="venv", distribution=normalise(m.get("distribution") or plugin),
+                          version=m.get("version") or manifest.get("version", ""))
+            yield MethodInfo(**fields)

@@ -1,0 +1,1 @@
+"""Fixture plugin for arena-sandbox's tests (never published)."""

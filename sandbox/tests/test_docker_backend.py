@@ -1,0 +1,164 @@
+"""The docker backend: generated Dockerfile and run arguments (everywhere), engine use (where one answers)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from causalarena.isolation import IsolationError
+from causalarena.records import MethodInfo
+
+from arena_sandbox.docker import (FORWARDED_ENV, DockerBackend, default_base_image, dockerfile, image_tag,
+                                  run_argv)
+
+
+def test_dockerfile_installs_exactly_the_wheelhouse_offline_and_drops_root():
+    text = dockerfile("python:3.11-slim", ["numpy-1.26.4-cp311-none-any.whl", "arena_method_x-0.1.0-py3-none-any.whl"],
+                      {"plugin": "arena-method-x", "version": "0.1.0", "key": "abcdef012345"})
+    lines = text.splitlines()
+    assert lines[1] == "FROM python:3.11-slim"
+    assert 'LABEL org.causalarena.key="abcdef012345"' in lines and 'LABEL org.causalarena.plugin="arena-method-x"' in lines
+    install = next(line for line in lines if line.startswith("RUN "))
+    # no index, no dependency resolution, the wheels named in sorted order, then removed
+    assert install == ("RUN python -m pip install --no-index --no-deps --no-cache-dir "
+                       "/opt/arena-wheels/arena_method_x-0.1.0-py3-none-any.whl "
+                       "/opt/arena-wheels/numpy-1.26.4-cp311-none-any.whl && rm -rf /opt/arena-wheels")
+    assert "PIP_NO_INDEX=1" in text
+    assert lines.index("USER 65534:65534") > lines.index(install)  # installs as root, runs unprivileged
+    assert not any(line.startswith(("ENTRYPOINT", "CMD", "ADD http", "RUN curl", "RUN wget")) for line in lines)
+    with pytest.raises(ValueError, match="no wheels"):
+        dockerfile("python:3.11-slim", [], {})
+
+
+def test_run_arguments_lock_the_container_down():
+    argv = run_argv("causalarena/arena-method-x:0.1.0-abc", "arena-x-1", "/data/cache", memory_mb=2048, cpus=2,
+                    pids_limit=128, tmpfs_mb=256)
+    assert argv[:3] == ["docker", "run", "--rm"]
+    assert argv[-2:] == ["causalarena/arena-method-x:0.1.0-abc", "python"]  # the runner appends -m causalarena.worker
+
+    def value(flag):
+        return argv[argv.index(flag) + 1]
+
+    assert "-i" in argv and "--init" in argv and "--read-only" in argv
+    assert value("--network") == "none"
+    assert value("--cap-drop") == "ALL"
+    assert value("--security-opt") == "no-new-privileges"
+    assert value("--user") == "65534:65534"
+    assert value("--pids-limit") == "128"
+    assert value("--cpus") == "2"
+    assert value("--memory") == "2048m" and value("--memory-swap") == "2048m"  # no swap beyond the cap
+    assert value("--tmpfs") == "/tmp:rw,nosuid,nodev,size=256m"
+    assert value("--mount") == "type=bind,source=/data/cache,target=/data/cache,readonly"
+    assert value("--name") == "arena-x-1"
+    envs = [argv[i + 1] for i, a in enumerate(argv) if a == "-e"]
+    assert envs == [*FORWARDED_ENV, "PYTHONPATH=", "HOME=/tmp"]
+    assert not any(a.startswith(("--privileged", "--cap-add", "-p", "--publish", "--network=host")) for a in argv)
+    # no memory cap → no memory flags; a relative dataset folder cannot be bind-mounted
+    assert "--memory" not in run_argv("img", "n", "/d")
+    with pytest.raises(ValueError, match="must be absolute"):
+        run_argv("img", "n", "relative/cache")
+
+
+def test_image_tag_and_base_image():
+    assert image_tag("Arena_Method_X", "0.1.0+local", "abc") == "causalarena/arena-method-x:0.1.0_local-abc"
+    assert default_base_image() == f"python:{sys.version_info[0]}.{sys.version_info[1]}-slim"
+
+
+class _FakeContainers:
+    def __init__(self):
+        self.killed = []
+
+    def get(self, name):
+        outer = self
+
+        class C:
+            def kill(self):
+                outer.killed.append(name)
+
+        return C()
+
+
+class _FakeImages:
+    def __init__(self, present):
+        self.present = set(present)
+
+    def get(self, tag):
+        if tag not in self.present:
+            raise LookupError(tag)
+        return tag
+
+
+class _FakeClient:
+    def __init__(self, ping_error=None, images=()):
+        self.ping_error = ping_error
+        self.containers = _FakeContainers()
+        self.images = _FakeImages(images)
+
+    def ping(self):
+        if self.ping_error:
+            raise self.ping_error
+        return True
+
+
+def test_available_names_why_not():
+    down = DockerBackend(client_factory=lambda: _FakeClient(ConnectionError("Connection refused")))
+    assert down.available().startswith("no Docker engine answers at ")
+    assert down.available().endswith("(Connection refused)")
+    assert DockerBackend(client_factory=_FakeClient).available() is None
+
+
+def test_launch_uses_the_prepared_image_and_kills_the_container_by_name(tmp_path):
+    client = _FakeClient()
+    b = DockerBackend(client_factory=lambda: client)
+    m = MethodInfo(name="notears", factory="x:Y", distribution="arena-method-notears", version="0.1.0")
+    with pytest.raises(IsolationError, match="no image prepared"):
+        b.launch(m, cache_dir=str(tmp_path))
+    b._images["notears"] = "causalarena/arena-method-notears:0.1.0-k"
+    launch = b.launch(m, cache_dir=str(tmp_path), memory_mb=1000)
+    argv = list(launch.argv)
+    assert argv[-2:] == ["causalarena/arena-method-notears:0.1.0-k", "python"]
+    assert argv[argv.index("--mount") + 1] == f"type=bind,source={tmp_path},target={tmp_path},readonly"
+    assert argv[argv.index("--memory") + 1] == "1000m"
+    assert launch.label == "docker:causalarena/arena-method-notears:0.1.0-k"
+    name = argv[argv.index("--name") + 1]
+    assert name.startswith("arena-notears-")
+    launch.on_kill()
+    assert client.containers.killed == [name]
+    other = b.launch(m, cache_dir=str(tmp_path))
+    assert list(other.argv)[list(other.argv).index("--name") + 1] != name  # one container name per worker
+
+
+def test_build_without_engine_or_base_image_is_an_isolation_error(monkeypatch):
+    down = DockerBackend(client_factory=lambda: _FakeClient(ConnectionError("refused")))
+    with pytest.raises(IsolationError, match="no Docker engine answers"):
+        down.build_image("plugins/whatever")
+    import arena_sandbox.docker as mod
+
+    monkeypatch.setattr(mod, "resolve", lambda *a, **k: {"plugin": "arena-method-x", "version": "0.1.0",
+                                                          "key": "k", "items": []})
+    up = DockerBackend(base_image="python:3.11-slim", client_factory=lambda: _FakeClient(images=()))
+    with pytest.raises(IsolationError, match=r"base image python:3.11-slim is not present on this engine; "
+                                             r"the sandbox never pulls"):
+        up.build_image("plugins/whatever")
+
+
+def test_end_to_end_in_a_real_engine(tmp_path):
+    """Builds the fixture plugin's image and runs a worker `hello` in the locked-down container."""
+    reason = DockerBackend().available()
+    if reason:
+        pytest.skip(f"no Docker engine here: {reason}")
+    from pathlib import Path
+
+    from causalarena.runner import WorkerHandle
+
+    b = DockerBackend()
+    tag = b.build_image(str(Path(__file__).parent / "fixture_plugin"))
+    m = MethodInfo(name="where_am_i", factory="arena_method_sandbox_fixture.method:WhereAmI",
+                   distribution="arena-method-sandbox-fixture", version="0.1.0")
+    b._images[m.name] = tag
+    w = WorkerHandle(launch=b.launch(m, cache_dir=str(tmp_path), memory_mb=512))
+    try:
+        hello = w.start()
+        assert hello["protocol"] == 1 and hello["executable"].startswith("/usr/local/bin/python")
+    finally:
+        w.close()
