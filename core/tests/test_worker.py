@@ -196,3 +196,22 @@ def test_every_fit_gets_a_fresh_estimator_so_state_never_leaks(npz):
     ])
     first, second = (np.asarray(r["prediction"]["adjacency"]) for r in resp[1:])
     assert first[0, 1] == 1 and np.array_equal(first, second)
+
+
+def test_the_worker_path_imports_only_numpy_and_attrs_of_the_core_dependencies(tmp_path):
+    # A sandbox holds the plugin's stack (numpy 1.26, pandas 1.5 …) plus the core: the worker
+    # must not need scipy, pandas, pluggy, pyarrow … to serve hello/load/fit (issue 5).
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, json\n"
+        "from causalarena import worker, data, method, records\n"
+        "w = worker.Worker()\n"
+        "w.hello({})\n"
+        "heavy = {'pandas', 'scipy', 'sklearn', 'pyarrow', 'networkx', 'pint', 'jsonschema', 'yaml', 'rich',\n"
+        "         'pluggy', 'gadjid', 'psutil', 'packaging'}\n"
+        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & heavy)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -239,12 +239,13 @@ def _cmd_kind(kind: str):
         console = _console()
         table = Table(title=f"installed {kind}")
         if kind == "methods":
-            cols = ("name", "distribution", "version", "output", "interventions", "description")
+            cols = ("name", "distribution", "version", "output", "interventions", "installed in", "description")
             for c in cols:
                 table.add_column(c)
             for r in records:
                 table.add_row(r.name, r.distribution, r.version, r.output_kind,
-                              "yes" if r.supports_interventions else "no", r.description)
+                              "yes" if r.supports_interventions else "no",
+                              "sandbox" if r.environment == "venv" else "this env", r.description)
         else:
             for c in ("name", "kind", "distribution", "version", "description"):
                 table.add_column(c)
