@@ -25,8 +25,9 @@ def arena_methods() -> Iterator[MethodInfo]:
         output_kind="dag",
         supports_interventions=True,
         params={"threshold": 0.1, "n_epochs_stage1": 2000, "n_epochs_stage2": 2000,
-                "model_variance_flavor": "nn", "random_state": None},
+                "model_variance_flavor": "nn", "val_fraction": 0.2, "n_threads": 1, "random_state": None},
         citation=CITATION,
         description="SDCD (sdcd 0.1.4): two-stage differentiable DAG learning with the spectral acyclicity "
                     "penalty; uses intervention masks; threshold 0.1 (old stack: runs in its own sandbox)",
+        requirements=("sdcd==0.1.4", "torch>=2.1"),
     )
