@@ -130,3 +130,14 @@ def test_method_environment_error_gives_env_error_at_fit_and_at_load(tmp_path):
         assert by[("r_fit", rep)]["error"].endswith("MethodEnvironmentError: R package 'pcalg' is not installed")
         assert by[("r_load", rep)]["status"] == "env_error"
         assert "Rscript not found on PATH" in by[("r_load", rep)]["error"]
+
+
+def test_preload_runs_once_at_load_and_counts_as_load_time(tmp_path):
+    inst = ChainInstance("chain-pre", splits=("obs",), n_replicates=3)
+    store = Store(str(tmp_path / "r.sqlite"))
+    run_grid(make_cells([inst], [info("pre", "Preloads")]), get_registry(), store, env=ENV, progress=False)
+    rows = sorted(store.rows(), key=lambda r: r["replicate"])
+    assert [r["status"] for r in rows] == ["ok"] * 3
+    assert all(r["metrics"]["precision"] == 1.0 for r in rows)  # fit saw the preloaded state
+    assert {r["load_seconds"] for r in rows} == {rows[0]["load_seconds"]} and rows[0]["load_seconds"] >= 0.3
+    assert max(r["fit_seconds"] for r in rows) < 0.3  # the 0.3 s import is not in the first fit

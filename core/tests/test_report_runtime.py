@@ -199,3 +199,11 @@ def test_runner_rows_carry_worker_columns_and_fit(tmp_path):
     row = only(table, method="chain", d=3)
     assert (row["n_workers"], row["k_max"], row["n_points"]) == (1, 6, 6)
     assert row["t_graph_s"] > 0 and row["t_fixed_s"] == row["t_fixed_s"] and 0 <= row["r2"] <= 1
+
+
+def test_negative_intercept_is_flagged():
+    # start + load = 0, walls 0.1, 0.1, 10 → T(k) = 0.1, 0.2, 10.2: slope 10.1/2 = 5.05, intercept 3.5 − 2·5.05 = −6.6
+    table = runtime_table(frame(worker_rows("w1", [0.1, 0.1, 10.0], start=0.0, load=0.0)))
+    row = only(table, method="m", d=10)
+    assert row["t_graph_s"] == pytest.approx(5.05) and row["t_fixed_s"] == pytest.approx(-6.6)
+    assert "T_fixed < 0: per-graph times vary across graphs; read T_graph only" in row["flag"]

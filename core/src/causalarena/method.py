@@ -57,6 +57,19 @@ class Method:
 
     output_kind: ClassVar[str] = "dag"
 
+    @classmethod
+    def preload(cls) -> None:
+        """Import the method's heavy libraries once per worker, before the first fit.
+
+        The worker calls it inside ``load`` (timed as ``load_seconds``), so a
+        library's import cost is the method's one-time load and not part of
+        its first fit — the split of the CausalArena paper's §5.5 (T_fixed vs
+        T_graph). The default does nothing; override it with the imports
+        ``fit`` does (keep them inside ``fit`` too, so the class works alone).
+        A :class:`MethodEnvironmentError` raised here makes every cell of the
+        method ``env_error``.
+        """
+
     def get_params(self) -> Dict[str, Any]:
         """Constructor parameters and their current values (provenance)."""
         sig = inspect.signature(type(self).__init__)

@@ -652,7 +652,7 @@ def runtime_table(runs: pd.DataFrame, failures: str = "skip") -> pd.DataFrame:
         * ``n_excluded`` (non-ok cells left out of the workers' sequences),
           ``n_no_worker`` (ok cells without ``worker_id``), ``n_no_timing``
           (ok cells of workers without start/load time);
-        * ``flag``: ``"R² < 0.9"``, ``"T_graph < 0"``, ``"K < 2: …"`` and the
+        * ``flag``: ``"R² < 0.9"``, ``"T_graph < 0"``, ``"T_fixed < 0: …"``, ``"K < 2: …"`` and the
           left-out counts, joined by "; " ("" when clean).
 
     Raises:
@@ -684,6 +684,8 @@ def runtime_table(runs: pd.DataFrame, failures: str = "skip") -> pd.DataFrame:
                 flags.append(f"R² < {RUNTIME_R2_FLAG}")
             if t_graph < 0:
                 flags.append("T_graph < 0")
+            if t_fixed < 0:  # per-graph cost varies so much across graphs that the line has no meaning at k=0
+                flags.append("T_fixed < 0: per-graph times vary across graphs; read T_graph only")
         c = counts.get((method, int(d)), {})
         for key, text in (("n_excluded", "non-ok cell(s) left out"),
                           ("n_no_worker", "ok cell(s) without worker_id left out"),

@@ -190,6 +190,14 @@ class SAM(Method):
         self.threshold = threshold
         self.random_state = random_state
 
+    @classmethod
+    def preload(cls) -> None:
+        """Import torch and cdt once per worker (load time, not the first fit; paper §5.5)."""
+        import torch  # noqa: F401
+
+        import_cdt()
+        importlib.import_module("cdt.causality.graph.SAM")
+
     def fit(self, dataset: Dataset) -> "SAM":
         """Run SAM on ``dataset.X`` (n × d, observational use: the mask is ignored).
 

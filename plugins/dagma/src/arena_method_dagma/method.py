@@ -59,6 +59,11 @@ class DAGMA(Method):
         self.max_iter = max_iter
         self.lr = lr
 
+    @classmethod
+    def preload(cls) -> None:
+        """Import dagma once per worker (load time, not the first fit; paper §5.5)."""
+        import dagma.linear  # noqa: F401
+
     def fit(self, dataset: Dataset) -> "DAGMA":
         """Run linear DAGMA on ``dataset.X`` (n × d); the intervention mask is ignored.
 

@@ -50,6 +50,11 @@ class DirectLiNGAM(Method):
         self.measure = measure
         self.random_state = random_state
 
+    @classmethod
+    def preload(cls) -> None:
+        """Import lingam once per worker (load time, not the first fit; paper §5.5)."""
+        import lingam  # noqa: F401
+
     def fit(self, dataset: Dataset) -> "DirectLiNGAM":
         """Run DirectLiNGAM on ``dataset.X`` (n × d); the intervention mask is ignored.
 

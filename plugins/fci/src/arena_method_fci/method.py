@@ -42,6 +42,11 @@ class FCI(Method):
         self.depth = depth
         self.max_path_length = max_path_length
 
+    @classmethod
+    def preload(cls) -> None:
+        """Import causal-learn once per worker (load time, not the first fit; paper §5.5)."""
+        from causallearn.search.ConstraintBased.FCI import fci  # noqa: F401
+
     def fit(self, dataset: Dataset) -> "FCI":
         """Run FCI on ``dataset.X`` (n × d); the intervention mask is ignored.
 

@@ -37,6 +37,11 @@ class GES(Method):
         self.score_func = score_func
         self.maxP = maxP
 
+    @classmethod
+    def preload(cls) -> None:
+        """Import causal-learn once per worker (load time, not the first fit; paper §5.5)."""
+        from causallearn.search.ScoreBased.GES import ges  # noqa: F401
+
     def fit(self, dataset: Dataset) -> "GES":
         """Run GES on ``dataset.X`` (n × d); the intervention mask is ignored.
 

@@ -92,6 +92,12 @@ class GIES(Method):
         self.phases = phases
         self.iterate = iterate
 
+    @classmethod
+    def preload(cls) -> None:
+        """Import gies once per worker (load time, not the first fit; paper §5.5)."""
+        import gies  # noqa: F401
+        from gies.scores.gauss_int_l0_pen import GaussIntL0Pen  # noqa: F401
+
     def fit(self, dataset: Dataset) -> "GIES":
         """Run GIES on ``dataset.X`` (n × d) with environments from ``dataset.intervention_mask``.
 

@@ -131,6 +131,14 @@ class IGSP(Method):
         self.nruns = nruns
         self.random_state = random_state
 
+    @classmethod
+    def preload(cls) -> None:
+        """Import graphical_model_learning once per worker (load time, not the first fit; paper §5.5)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            import conditional_independence  # noqa: F401
+            import graphical_model_learning  # noqa: F401
+
     def fit(self, dataset: Dataset) -> "IGSP":
         """Run IGSP on ``dataset.X`` (n × d) with settings from ``dataset.intervention_mask``.
 

@@ -136,6 +136,12 @@ class NOTEARS(Method):
         self.h_tol = h_tol
         self.rho_max = rho_max
 
+    @classmethod
+    def preload(cls) -> None:
+        """Import gcastle + torch once per worker, side effects contained (load time; paper §5.5)."""
+        with _castle_environment():
+            pass
+
     def fit(self, dataset: Dataset) -> "NOTEARS":
         """Run linear NOTEARS on ``dataset.X`` (n × d); the intervention mask is ignored.
 
@@ -186,6 +192,12 @@ class NOTEARSMLP(Method):
         self.rho_max = rho_max
         self.bias = bias
         self.random_state = random_state
+
+    @classmethod
+    def preload(cls) -> None:
+        """Import gcastle + torch once per worker, side effects contained (load time; paper §5.5)."""
+        with _castle_environment():
+            pass
 
     def fit(self, dataset: Dataset) -> "NOTEARSMLP":
         """Run NOTEARS-MLP on ``dataset.X`` (n × d) on the CPU; the intervention mask is ignored.

@@ -42,6 +42,11 @@ class PC(Method):
         self.uc_rule = uc_rule
         self.uc_priority = uc_priority
 
+    @classmethod
+    def preload(cls) -> None:
+        """Import causal-learn once per worker (load time, not the first fit; paper §5.5)."""
+        from causallearn.search.ConstraintBased.PC import pc  # noqa: F401
+
     def fit(self, dataset: Dataset) -> "PC":
         """Run PC on ``dataset.X`` (n × d); the intervention mask is ignored.
 

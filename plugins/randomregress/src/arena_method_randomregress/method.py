@@ -51,6 +51,11 @@ class RandomRegress(Method):
         self.criterion = criterion
         self.random_state = random_state
 
+    @classmethod
+    def preload(cls) -> None:
+        """Import scikit-learn once per worker (load time, not the first fit; paper §5.5)."""
+        from sklearn.linear_model import LassoLarsIC, LinearRegression  # noqa: F401
+
     def fit(self, dataset: Dataset) -> "RandomRegress":
         """Fit on ``dataset.X`` (n × d); the intervention mask is ignored.
 

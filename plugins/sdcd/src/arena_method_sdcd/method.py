@@ -190,6 +190,17 @@ class SDCD(Method):
         self.n_threads = n_threads
         self.random_state = random_state
 
+    @classmethod
+    def preload(cls) -> None:
+        """Import torch and sdcd (wandb disabled) once per worker: load time, not the first fit (§5.5)."""
+        os.environ["WANDB_MODE"] = "disabled"
+        try:
+            import sdcd.models  # noqa: F401
+            import torch  # noqa: F401
+        except ImportError as exc:
+            raise MethodEnvironmentError(f"sdcd is not importable here ({exc}); it needs its own environment: "
+                                         "arena sandbox build plugins/sdcd") from exc
+
     def fit(self, dataset: Dataset) -> "SDCD":
         """Train SDCD's two stages on ``dataset.X`` (n × d) with ``dataset.intervention_mask``.
 

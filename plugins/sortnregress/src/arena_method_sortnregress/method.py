@@ -42,6 +42,11 @@ class SortNRegress(Method):
     def __init__(self, criterion: str = "bic") -> None:
         self.criterion = criterion
 
+    @classmethod
+    def preload(cls) -> None:
+        """Import scikit-learn once per worker (load time, not the first fit; paper §5.5)."""
+        from sklearn.linear_model import LassoLarsIC, LinearRegression  # noqa: F401
+
     def fit(self, dataset: Dataset) -> "SortNRegress":
         """Fit on ``dataset.X`` (n × d); the intervention mask is ignored.
 
