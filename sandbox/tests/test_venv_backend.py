@@ -214,4 +214,36 @@ def test_prune_removes_superseded_incomplete_and_keeps_the_newest(manifest, sand
     assert old.exists()  # dry run
     prune()
     assert not old.exists() and not broken.exists() and not (venv / "half-built").exists()
+    assert sorted(p.name for p in venv.iterdir() if p.name.endswith(".lock")) == [Path(manifest["path"]).name + ".lock"]
     assert [m["key"] for m in list_envs()] == [manifest["key"]]
+
+
+def test_a_broken_sandbox_is_an_env_error_naming_the_rebuild(manifest, tmp_path):
+    import shutil
+
+    from causalarena.isolation import IsolationError
+    from causalarena.records import MethodInfo
+
+    from arena_sandbox.venv import VenvBackend
+
+    root = tmp_path / "root"
+    copy = root / "venv" / Path(manifest["path"]).name
+    copy.mkdir(parents=True)
+    shutil.copy(Path(manifest["path"]) / "manifest.json", copy / "manifest.json")  # no env/: interpreter gone
+    m = MethodInfo(name="where_am_i", factory="x:Y", environment="venv", distribution="arena-method-sandbox-fixture",
+                   version="0.1.0")
+    with pytest.raises(IsolationError) as err:
+        VenvBackend(root=root).prepare(m)
+    text = str(err.value)
+    assert "the sandbox of arena-method-sandbox-fixture 0.1.0 is broken (interpreter " in text
+    assert text.endswith(f"is missing); rebuild it: arena sandbox build {FIXTURE}")
+
+
+def test_resolution_errors_are_one_line_from_pip(tmp_path):
+    from arena_sandbox.envs import SandboxError, resolve
+
+    with pytest.raises(SandboxError) as err:
+        resolve(str(tmp_path / "no-such-plugin"))
+    text = str(err.value)
+    assert text.startswith(f"resolving {tmp_path / 'no-such-plugin'} failed: ERROR:")
+    assert "\n" not in text and "does not exist" in text

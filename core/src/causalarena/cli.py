@@ -108,6 +108,12 @@ def _validate_run_args(args, registry) -> None:
     python = shutil.which(args.python) or args.python
     if not (os.path.isfile(python) and os.access(python, os.X_OK)):
         raise UsageError(f"--python {args.python!r} is not an executable interpreter")
+    from .isolation import ISOLATION_CHOICES
+
+    known = sorted(set(ISOLATION_CHOICES) | set(registry.isolation_backends))
+    if getattr(args, "isolation", "auto") not in known:
+        raise UsageError(f"--isolation {args.isolation!r}: expected one of {known}"
+                         + ("" if registry.isolation_backends else " (pip install arena-sandbox for venv, docker)"))
     from .report import STATUSES
 
     bad = [s for s in (_csv(args.retry) or []) if s not in STATUSES]
@@ -190,7 +196,11 @@ def _select(table: Dict[str, Any], wanted: Optional[List[str]], what: str) -> Li
         return list(table.values())
     unknown = [w for w in wanted if w not in table]
     if unknown:
-        raise UsageError(f"unknown {what} {unknown}; installed: {sorted(table)}")
+        hint = ""
+        if what.startswith("method"):
+            hint = ("; a method built only in a sandbox is listed while its environment exists "
+                    "(`arena sandbox list`; rebuild with `arena sandbox build PLUGIN`)")
+        raise UsageError(f"unknown {what} {unknown}; installed: {sorted(table)}{hint}")
     return [table[w] for w in wanted]
 
 

@@ -36,10 +36,10 @@ def _target_source(target: str) -> str:
     return target  # a bare distribution name: pip resolves it from the index
 
 
-def _console():
+def _console(width=None):
     from rich.console import Console
 
-    return Console(highlight=False)
+    return Console(highlight=False, width=width)
 
 
 def cmd_build(args) -> int:
@@ -66,8 +66,8 @@ def cmd_build(args) -> int:
         return 1
     console.print(f"[bold]{manifest['plugin']} {manifest['version']}[/bold] key {manifest['key']}: "
                   f"methods {', '.join(m['name'] for m in manifest['methods'])}; "
-                  f"numpy {manifest['worker']['versions'].get('numpy')}, python {manifest['python']}; "
-                  f"{manifest['interpreter']}")
+                  f"numpy {manifest['worker']['versions'].get('numpy')}, python {manifest['python']}")
+    console.print(f"interpreter: {manifest['interpreter']}", soft_wrap=True)
     return 0
 
 
@@ -82,9 +82,10 @@ def cmd_list(args) -> int:
     if not envs:
         console.print(f"no sandbox environments under {sandbox_root()} (build one: arena sandbox build PLUGIN)")
         return 0
+    console = _console(width=max(console.width, 132))  # a table of 10 columns is unreadable at 80
     table = Table(title=f"sandbox environments in {sandbox_root()}")
     for col in ("plugin", "version", "key", "methods", "python", "numpy", "pandas", "size MB", "created", "state"):
-        table.add_column(col)
+        table.add_column(col, overflow="fold")
     for m in envs:
         stack = m.get("stack", {})
         table.add_row(m.get("plugin", "?"), m.get("version", "?"), m.get("key", "?"),

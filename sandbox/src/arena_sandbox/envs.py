@@ -157,9 +157,17 @@ def _run(cmd: Sequence[str], what: str, timeout: float = 3600.0, env: Optional[D
     except subprocess.TimeoutExpired:
         raise SandboxError(f"{what}: timed out after {timeout:g} s ({' '.join(cmd)})") from None
     if proc.returncode != 0:
-        tail = (proc.stderr or proc.stdout or "").strip().splitlines()[-25:]
-        raise SandboxError(f"{what} failed (exit {proc.returncode}): {' '.join(cmd)}\n" + "\n".join(tail))
+        raise SandboxError(f"{what} failed: {_pip_error(proc.stderr or proc.stdout or '')}")
     return proc.stdout
+
+
+def _pip_error(text: str) -> str:
+    """The lines of pip's output that say what went wrong (``ERROR:`` and hints), joined; else the last line."""
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    keep = [ln for ln in lines if ln.startswith(("ERROR:", "Hint:", "error:"))
+            and "Location 'file:" not in ln]
+    text = " ".join(keep or lines[-1:]) or "no output"
+    return text if len(text) <= 600 else text[:600] + " …"
 
 
 def resolve(plugin_source: str, core_source: Optional[str] = None,
@@ -391,12 +399,13 @@ def list_envs(root: Optional[Path] = None) -> List[Dict[str, Any]]:
     return out
 
 
-def find_env(distribution: str, version: Optional[str] = None,
-             root: Optional[Path] = None) -> Optional[Dict[str, Any]]:
-    """The newest complete, unbroken environment of a plugin distribution (and version)."""
+def find_env(distribution: str, version: Optional[str] = None, root: Optional[Path] = None,
+             include_broken: bool = False) -> Optional[Dict[str, Any]]:
+    """The newest complete environment of a plugin distribution (and version); unbroken unless asked."""
     want = normalise(distribution)
     for m in list_envs(root):
-        if m.get("plugin") == want and not m.get("broken") and (not version or m.get("version") == version):
+        if m.get("plugin") == want and (include_broken or not m.get("broken")) \
+                and (not version or m.get("version") == version):
             return m
     return None
 
@@ -440,6 +449,10 @@ def prune(*, everything: bool = False, dry_run: bool = False, root: Optional[Pat
         elif d.name.endswith(".lock") and not (base / d.name[:-5]).exists():
             removed.append((d, "stale lock"))
     removed = [(p, why) for p, why in removed if not any(p.name.endswith(k) for k in keep)]
+    for p, _ in list(removed):
+        lock = p.parent / (p.name + ".lock")
+        if p.is_dir() and lock.exists() and all(lock != q for q, _ in removed):
+            removed.append((lock, f"lock of {p.name}"))
     if not dry_run:
         for p, _ in removed:
             if p.is_dir():

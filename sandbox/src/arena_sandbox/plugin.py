@@ -33,7 +33,8 @@ def arena_methods():
     seen = set()
     for manifest in list_envs():  # newest first per plugin
         plugin = manifest.get("plugin", "")
-        if manifest.get("broken") or plugin in seen or _installed_here(plugin):
+        # a broken environment is still listed: running it gives env_error "rebuild", not "unknown method"
+        if plugin in seen or _installed_here(plugin):
             continue
         seen.add(plugin)
         for m in manifest.get("methods", []):

@@ -71,6 +71,12 @@ class VenvBackend:
         else:
             manifest = find_env(dist, method.version or None, root=self.root)
             if manifest is None:
+                broken = find_env(dist, method.version or None, root=self.root, include_broken=True)
+                if broken is not None:
+                    raise IsolationError(
+                        f"method {method.name!r}: the sandbox of {dist} {broken.get('version')} is broken "
+                        f"({broken['broken']}); rebuild it: arena sandbox build "
+                        f"{broken.get('sources', {}).get('plugin', dist)}")
                 raise IsolationError(f"method {method.name!r}: no sandbox environment for {dist} "
                                      f"{method.version}; build it with `arena sandbox build PATH|REQUIREMENT`")
         names = [m["name"] for m in manifest.get("methods", [])]
