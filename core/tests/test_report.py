@@ -159,6 +159,26 @@ def test_write_report_and_parquet_round_trip(tmp_path):
     assert "| gies | 0.60 (0.14) / 7.0 (1.4) | 0.80 (–) / 4.0 (–) ⚠2 (2/4 ok) |" in md
 
 
+def test_write_report_without_a_usable_pyarrow_keeps_csv_and_markdown(tmp_path, monkeypatch):
+    # pyarrow 26 on numpy 1.x: "ImportError: pyarrow requires NumPy 2.0 or newer, found 1.24.4"
+    def refuse(self, *args, **kwargs):
+        raise ImportError("pyarrow requires NumPy 2.0 or newer, found 1.24.4")
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", refuse)
+    runs = _runs()
+    with pytest.warns(R.ReportWarning) as caught:
+        paths = R.write_report(runs, tmp_path / "out")
+    messages = sorted(str(w.message) for w in caught)
+    assert [m.split(" ")[0] for m in messages] == ["leaderboard.parquet", "runs.parquet"]
+    assert all("not written: pandas cannot use pyarrow here (pyarrow requires NumPy 2.0 or newer, "
+               "found 1.24.4)" in m and "install pyarrow<26" in m for m in messages)
+    assert set(paths) == {"leaderboard.csv", "failures.csv", "sortability.csv", "leaderboard.md"}
+    assert not (tmp_path / "out" / "runs.parquet").exists()
+    csv = pd.read_csv(paths["leaderboard.csv"])
+    assert csv.loc[(csv.method == "pc") & (csv.column == "Avg"), "shd_mean"].item() == 10.0
+    assert "| gies | 0.60 (0.14) / 7.0 (1.4) |" in paths["leaderboard.md"].read_text(encoding="utf-8")
+
+
 def test_print_report_rich():
     from rich.console import Console
 

@@ -207,3 +207,19 @@ def test_negative_intercept_is_flagged():
     row = only(table, method="m", d=10)
     assert row["t_graph_s"] == pytest.approx(5.05) and row["t_fixed_s"] == pytest.approx(-6.6)
     assert "T_fixed < 0: per-graph times vary across graphs; read T_graph only" in row["flag"]
+
+
+def test_cli_report_without_a_usable_pyarrow_says_which_files_it_left_out(tmp_path, capsys, monkeypatch):
+    _store_with(tmp_path, [{**row, "metrics": {"f1": 0.5, "shd": 3.0}}
+                           for row in worker_rows("a", [0.25] * 3, method="quick")])
+
+    def refuse(self, *args, **kwargs):
+        raise ImportError("pyarrow requires NumPy 2.0 or newer, found 1.26.4")
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", refuse)
+    assert main(["report", "--results", str(tmp_path)]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # rich wraps long lines
+    assert "warning: runs.parquet not written" in out and "warning: leaderboard.parquet not written" in out
+    assert "found 1.26.4" in out
+    assert (tmp_path / "leaderboard.md").exists() and (tmp_path / "leaderboard.csv").exists()
+    assert not (tmp_path / "runs.parquet").exists()

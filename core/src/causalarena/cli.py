@@ -408,9 +408,28 @@ def cmd_run(args) -> int:
     metrics = tuple(_csv(args.metrics) or ("f1", "shd"))
     print_report(_only_keys(runs, keys), console=console, metrics=metrics)
     # the files describe the whole folder (every grid run into it), as `arena report` does
-    paths = write_report(runs, results, metrics=metrics)
+    paths = _write_report_files(write_report, runs, results, metrics, console)
     console.print("wrote " + ", ".join(str(p) for p in paths.values()) + " (every run stored in this folder)")
     return 0
+
+
+def _write_report_files(write_report, runs, results, metrics, console) -> Dict[str, Path]:
+    """``write_report``, printing its ReportWarnings (a file left out) instead of hiding them."""
+    import warnings
+
+    from rich.markup import escape
+
+    from .report import ReportWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ReportWarning)
+        paths = write_report(runs, results, metrics=metrics)
+    for w in caught:
+        if issubclass(w.category, ReportWarning):
+            console.print(f"[yellow]warning[/yellow]: {escape(str(w.message))}")
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return paths
 
 
 def _find_suite(registry, name: str):
@@ -544,7 +563,7 @@ def cmd_report(args) -> int:
     metrics = tuple(_csv(args.metrics) or ("f1", "shd"))
     print_report(runs, console=console, metrics=metrics)
     try:
-        paths = write_report(runs, results, metrics=metrics)
+        paths = _write_report_files(write_report, runs, results, metrics, console)
     except OSError as exc:
         console.print(f"[yellow]report files not written[/yellow] ({exc.strerror}: {exc.filename}); "
                       "the leaderboard above is complete")

@@ -33,6 +33,7 @@ T(k) = T_fixed + k·T_graph to the workers' nested-k cumulative times.
 from __future__ import annotations
 
 import math
+import warnings
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -48,6 +49,7 @@ __all__ = [
     "failure_table",
     "to_markdown",
     "write_report",
+    "ReportWarning",
     "print_report",
     "runtime_points",
     "runtime_table",
@@ -344,7 +346,7 @@ def sortability_table(runs: pd.DataFrame, slice_by: Optional[str] = None) -> pd.
         import json as _json
 
         data = data.assign(**{slice_by: [(_json.loads(f) if isinstance(f, str) and f else {}).get(slice_by)
-                                         for f in data.get("factors", pd.Series([None] * len(data)))]})
+                                         for f in data.get("factors", pd.Series([None] * len(data), dtype=object))]})
         data = data.dropna(subset=[slice_by])
     keys = ["family", "split"] + ([slice_by] if slice_by else [])
     out = []
@@ -393,7 +395,11 @@ def write_report(runs: pd.DataFrame, outdir: Any,
     Also ``sortability.csv`` (:func:`sortability_table`).
 
     Returns:
-        file name → path, for the six files above.
+        file name → path, for the six files above; a Parquet file pandas
+        cannot write because pyarrow is missing or cannot be imported (pyarrow
+        ≥ 26 refuses numpy 1.x at import, though its metadata does not say so)
+        is left out with a :class:`ReportWarning` — the CSV and Markdown files,
+        and the store, hold the same content.
 
     Raises:
         ValueError: as :func:`leaderboard_numeric`.
@@ -410,8 +416,9 @@ def write_report(runs: pd.DataFrame, outdir: Any,
     slices = {key: sortability_table(runs, slice_by=key) for key in SORTABILITY_SLICES}
     slices = {key: t for key, t in slices.items() if len(t)}
     numeric.to_csv(paths["leaderboard.csv"], index=False)
-    numeric.to_parquet(paths["leaderboard.parquet"], index=False)
-    runs.to_parquet(paths["runs.parquet"], index=False)
+    for name, frame in (("leaderboard.parquet", numeric), ("runs.parquet", runs)):
+        if not _write_parquet(frame, paths[name]):
+            del paths[name]
     failures.to_csv(paths["failures.csv"], index=False)
     title = " / ".join(m.upper() if len(m) <= 4 else m for m in metrics)
     md = [f"# Leaderboard ({title})", "",
@@ -433,6 +440,23 @@ def write_report(runs: pd.DataFrame, outdir: Any,
             md += ["", f"### By {key}", "", to_markdown(t.round(3), index=False)]
     paths["leaderboard.md"].write_text("\n".join(md), encoding="utf-8")
     return paths
+
+
+class ReportWarning(UserWarning):
+    """A report file could not be written; the others were (see :func:`write_report`)."""
+
+
+def _write_parquet(frame: pd.DataFrame, path: Path) -> bool:
+    """Write ``frame`` to ``path`` as Parquet; False (and a ReportWarning) if pyarrow cannot load."""
+    try:
+        frame.to_parquet(path, index=False)
+    except ImportError as exc:
+        warnings.warn(ReportWarning(
+            f"{path.name} not written: pandas cannot use pyarrow here ({str(exc).splitlines()[0]}); "
+            "the CSV and Markdown files hold the same content — with numpy 1.x install pyarrow<26"),
+            stacklevel=3)
+        return False
+    return True
 
 
 def print_report(runs: pd.DataFrame, console: Optional[Any] = None,
