@@ -359,7 +359,12 @@ _CHEAP_SCRIPT = textwrap.dedent(
 def _requirement_modules(distribution: str) -> List[str]:
     """Import names of a distribution's requirements (not those of the core)."""
     import re
-    from importlib import metadata
+    import sys
+
+    if sys.version_info >= (3, 10):
+        from importlib import metadata
+    else:  # packages_distributions is new in 3.10; the backport is a core dependency on 3.9
+        import importlib_metadata as metadata  # type: ignore
 
     def reqs(dist: str) -> List[str]:
         try:
