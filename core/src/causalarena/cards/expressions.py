@@ -60,6 +60,17 @@ def _max(*args):
     return out
 
 
+def _clip(x, lo, hi):
+    """min(max(x, lo), hi), NaN in any argument → NaN.
+
+    Not ``np.clip``: numpy 1.x reads a scalar NaN bound as "no bound" (with a
+    DeprecationWarning) while numpy 2 returns NaN, so a card would sample
+    differently on the two stacks. Same result as ``np.clip`` otherwise,
+    including lo > hi (→ hi).
+    """
+    return np.minimum(np.maximum(x, lo), hi)
+
+
 #: name → (callable, min args, max args); the whole function table of the language
 FUNCTIONS: Dict[str, Tuple[Callable[..., Any], int, int]] = {
     "exp": (np.exp, 1, 1), "log": (np.log, 1, 1), "log10": (np.log10, 1, 1), "log1p": (np.log1p, 1, 1),
@@ -69,7 +80,7 @@ FUNCTIONS: Dict[str, Tuple[Callable[..., Any], int, int]] = {
     "arctan2": (np.arctan2, 2, 2), "sinh": (np.sinh, 1, 1), "cosh": (np.cosh, 1, 1), "tanh": (np.tanh, 1, 1),
     "sigmoid": (_sigmoid, 1, 1), "floor": (np.floor, 1, 1), "ceil": (np.ceil, 1, 1), "round": (np.round, 1, 1),
     "sign": (np.sign, 1, 1), "hypot": (np.hypot, 2, 2), "where": (np.where, 3, 3),
-    "min": (_min, 2, 8), "max": (_max, 2, 8), "clip": (np.clip, 3, 3),
+    "min": (_min, 2, 8), "max": (_max, 2, 8), "clip": (_clip, 3, 3),
 }
 #: built-in named constants
 BUILTIN_CONSTANTS: Dict[str, float] = {"pi": float(np.pi), "e": float(np.e)}
