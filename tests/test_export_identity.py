@@ -1,0 +1,95 @@
+"""Behaviour does not change across the small-core refactor (issue 11).
+
+``arena export`` of five synthetic SCMs (one per graph family, d = 10 and 50)
+and two scenario cards must give the same Parquet tables as the commit before
+the refactor (``55ec368``), whose hashes are in
+``fixtures/export_hashes.json`` (recorded with ``python
+tests/test_export_identity.py --record``).
+
+Two fingerprints per table: the SHA-256 of the file's bytes (compared when
+pyarrow is the version that wrote the fixture — the footer names the writer,
+so another pyarrow changes the bytes but not the data) and a content hash of
+every column's name, dtype and raw values plus the schema metadata (always
+compared).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FIXTURE = Path(__file__).parent / "fixtures" / "export_hashes.json"
+EXPORTS = (
+    ("synthetic", "er-d10-000,sf-d10-001,chain-d50-002,layered-d50-003,small_world-d10-004"),
+    ("semantic", "wildfire-smoke-shelter"),
+    ("formula", "barometric-pressure-reduction"),
+)
+
+
+def _arena() -> list:
+    return [sys.executable, "-c", "from causalarena.cli import main; raise SystemExit(main())"]
+
+
+def export_all(out: Path) -> None:
+    for family, scms in EXPORTS:
+        subprocess.run(_arena() + ["export", "--family", family, "--scm", scms, "--replicates", "2",
+                                   "--no-audit", "--out", str(out)], check=True, capture_output=True)
+
+
+def content_hash(path: Path) -> str:
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    h = hashlib.sha256()
+    for key, value in sorted((table.schema.metadata or {}).items()):
+        h.update(key + b"=" + value)
+    for name in table.column_names:
+        col = table.column(name).to_numpy()
+        h.update(f"{name}:{col.dtype}:".encode())
+        h.update(col.tobytes())
+    return h.hexdigest()
+
+
+def fingerprints(out: Path) -> dict:
+    rows = {}
+    for path in sorted(out.rglob("*.parquet")):
+        rel = str(path.relative_to(out))
+        rows[rel] = {"bytes": hashlib.sha256(path.read_bytes()).hexdigest(), "content": content_hash(path)}
+    for path in sorted(out.rglob("adjacency.csv")):
+        rows[str(path.relative_to(out))] = {"bytes": hashlib.sha256(path.read_bytes()).hexdigest()}
+    return rows
+
+
+def test_export_tables_identical_to_before_refactor(tmp_path):
+    import pyarrow
+
+    expected = json.loads(FIXTURE.read_text())
+    export_all(tmp_path)
+    got = fingerprints(tmp_path)
+    assert sorted(got) == sorted(expected["files"])
+    same_writer = pyarrow.__version__ == expected["pyarrow"]
+    for rel, want in expected["files"].items():
+        if "content" in want:
+            assert got[rel]["content"] == want["content"], f"{rel}: data or metadata changed"
+        if same_writer or "content" not in want:
+            assert got[rel]["bytes"] == want["bytes"], f"{rel}: file bytes changed"
+
+
+if __name__ == "__main__":  # pragma: no cover - records the fixture
+    import tempfile
+
+    import pyarrow
+
+    if "--record" not in sys.argv:
+        pytest.main([__file__])
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            export_all(Path(tmp))
+            FIXTURE.write_text(json.dumps({"commit": subprocess.run(
+                ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip(),
+                "pyarrow": pyarrow.__version__, "files": fingerprints(Path(tmp))}, indent=1) + "\n")
