@@ -11,7 +11,7 @@ import pytest
 from causalarena import hookspecs
 from causalarena.hookspecs import hookimpl
 from causalarena.plugins import DEFAULT_PLUGINS, DuplicatePluginError, PluginError, PluginLoadError, get_registry
-from causalarena.records import FamilyInfo, InterventionInfo, MethodInfo, MetricInfo
+from causalarena.records import CommandInfo, ComponentInfo, FamilyInfo, InterventionInfo, MethodInfo, MetricInfo
 
 HOOKS = [name for name, obj in vars(hookspecs).items() if name.startswith("arena_") and callable(obj)]
 
@@ -25,8 +25,8 @@ def _plugin(name, **hooks):
 
 
 def test_every_hook_has_the_prefix_and_a_contract_docstring():
-    assert sorted(HOOKS) == ["arena_families", "arena_interventions", "arena_isolation_backends", "arena_methods",
-                            "arena_metrics"]
+    assert sorted(HOOKS) == ["arena_commands", "arena_components", "arena_families", "arena_interventions",
+                            "arena_isolation_backends", "arena_methods", "arena_metrics"]
     for name in HOOKS:
         doc = inspect.getdoc(getattr(hookspecs, name)) or ""
         assert "Returns:" in doc and len(doc.splitlines()) >= 5, f"{name} lacks a contract docstring"
@@ -41,7 +41,8 @@ def test_every_hook_is_exercised_by_a_test():
 
 def test_builtins_come_through_the_same_hooks():
     reg = get_registry(strict=True)
-    assert DEFAULT_PLUGINS == ("causalarena.metrics", "causalarena.interventions")
+    assert DEFAULT_PLUGINS == ("causalarena.metrics", "causalarena.interventions", "causalarena.components",
+                               "causalarena.commands")
     assert reg.intervention("default").distribution == "causal-arena"
     assert {"f1", "shd", "nshd", "sid", "auroc", "ap", "precision", "recall"} <= set(reg.metrics)
     assert all(m.distribution == "causal-arena" for m in reg.metrics.values())
@@ -106,3 +107,56 @@ def test_package_version_matches_the_distribution_metadata():
     import causalarena
 
     assert causalarena.__version__ == version("causal-arena")
+
+
+def test_misspelled_hook_is_reported_with_plugin_and_distribution():
+    bad = _plugin("typo", arena_method=lambda: [MethodInfo(name="lost", factory="x:Y")])
+    reg = get_registry(strict=False, extra_plugins=[bad])
+    assert "lost" not in reg.methods
+    [err] = [e for e in reg.errors if e.distribution == "dist-typo"]
+    assert "unknown hook 'arena_method'" in err.error and "did you mean 'arena_methods'" in err.error
+    with pytest.raises(PluginLoadError, match="dist-typo.*arena_method"):
+        get_registry(strict=True, extra_plugins=[bad])
+
+
+def test_unmarked_hook_function_is_reported():
+    mod = types.ModuleType("unmarked")
+    mod.arena_methods = lambda: [MethodInfo(name="ignored", factory="x:Y")]  # no @hookimpl
+    mod.__distribution__ = "dist-unmarked"
+    reg = get_registry(strict=False, extra_plugins=[mod])
+    assert "ignored" not in reg.methods
+    assert any("not marked @hookimpl" in e.error and e.distribution == "dist-unmarked" for e in reg.errors)
+
+
+def test_components_and_commands_come_through_hooks_keyed_by_kind():
+    plugin = _plugin(
+        "c1",
+        arena_components=lambda: [ComponentInfo(kind="mechanism", name="toy_mech", factory="x:M"),
+                                  ComponentInfo(kind="noise", name="toy_mech", factory="x:N")],
+        arena_commands=lambda: [CommandInfo(name="toycmd", factory="x", help="a toy")],
+    )
+    reg = get_registry(strict=True, extra_plugins=[plugin])
+    assert reg.component("mechanism", "toy_mech").factory == "x:M"
+    assert reg.component("noise", "toy_mech").distribution == "dist-c1"
+    assert reg.commands["toycmd"].help == "a toy"
+
+
+def test_duplicate_component_names_both_distributions():
+    a = _plugin("ca", arena_components=lambda: [ComponentInfo(kind="noise", name="dup", factory="x:A")])
+    b = _plugin("cb", arena_components=lambda: [ComponentInfo(kind="noise", name="dup", factory="x:B")])
+    with pytest.raises(DuplicatePluginError, match="noise name 'dup' is provided by both dist-ca 0 and dist-cb 0"):
+        get_registry(strict=True, extra_plugins=[a, b])
+
+
+def test_unknown_component_names_component_place_and_provider():
+    from causalarena.plugins import UnknownComponentError
+
+    reg = get_registry(strict=True)
+    with pytest.raises(UnknownComponentError) as info:
+        reg.component("mechanism", "lineer", where="node 'X3'")
+    msg = str(info.value)
+    assert "mechanism 'lineer' (node 'X3') is not provided" in msg and "did you mean 'linear'" in msg
+    reg_without = get_registry(strict=True)
+    reg_without.components = {k: v for k, v in reg_without.components.items() if v.name != "periodic"}
+    with pytest.raises(UnknownComponentError, match="ships with arena-family-synthetic"):
+        reg_without.component("mechanism", "periodic")

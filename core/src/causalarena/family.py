@@ -10,7 +10,7 @@ so every method sees byte-identical data.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, ClassVar, Dict, List, Optional, Sequence
+from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
 
 import attrs
 
@@ -92,14 +92,44 @@ class SCMInstance(Instance):
         return hashlib.sha256(self.spec.to_json().encode()).hexdigest()[:16]
 
 
+@attrs.frozen(kw_only=True)
+class InstanceSummary:
+    """What ``arena show FAMILY`` prints for one instance, without building it.
+
+    Attributes:
+        scm_id: the instance id.
+        d: number of variables, or ``None`` when not known without building.
+        splits: splits the instance provides.
+        n_replicates: replicates per split.
+        error: why the instance cannot be built (a card that fails its gates), or ``""``.
+    """
+
+    scm_id: str
+    d: Optional[int] = None
+    splits: Sequence[str] = SPLITS
+    n_replicates: int = 5
+    error: str = ""
+
+
 class Family:
     """Base class of an SCM family or real-data collection.
 
     Subclasses take their options as keyword arguments (``arena run
     --family-option synthetic.dims=10,20``) and list instances cheaply.
+    Only :meth:`instances` is required; the other methods have documented
+    defaults built on it, which a family overrides when it can do better
+    (the synthetic grid lists 1,000 ids without generating one SCM).
+
+    Class attributes:
+        name: the family's registry name.
+        takes_fresh: the family accepts the option ``fresh=ROUND`` (draws
+            fresh rounds of held-out SCMs, ``arena run --fresh``). Default False.
+        suites: the named studies it offers (:class:`Suite`).
     """
 
     name: ClassVar[str] = ""
+    takes_fresh: ClassVar[bool] = False
+    suites: ClassVar[Sequence["Suite"]] = ()
 
     def __init__(self, **options: Any) -> None:
         self.options = options
@@ -119,6 +149,75 @@ class Family:
                 return inst
         known = [i.scm_id for i in self.instances()][:5]
         raise KeyError(f"family {self.name!r} has no instance {scm_id!r} (e.g. {known})")
+
+    def ids(self) -> List[str]:
+        """The instance ids under the current options, in order.
+
+        Default: from :meth:`instances`. A generated family overrides it to
+        list ids without building anything.
+        """
+        return [inst.scm_id for inst in self.instances()]
+
+    def listing(self) -> List[InstanceSummary]:
+        """One :class:`InstanceSummary` per instance (``arena show FAMILY``).
+
+        Default: built from :meth:`instances` (the true graph gives ``d``; an
+        instance with an ``error`` attribute is listed with it).
+        """
+        out = []
+        for inst in self.instances():
+            error = getattr(inst, "error", None) or ""
+            d = None if error else int(inst.true_adjacency().shape[0])
+            out.append(InstanceSummary(scm_id=inst.scm_id, d=d, splits=tuple(inst.splits),
+                                       n_replicates=inst.n_replicates, error=str(error)))
+        return out
+
+    def select(self, scm_ids: Sequence[str]) -> List[Instance]:
+        """The instances among ``scm_ids`` this family has (others are skipped;
+        the caller reports ids no family matched).
+
+        Default: filter :meth:`instances`. A grid family overrides it to
+        build any valid id on request, inside the option selection or not.
+
+        Raises:
+            ValueError, OSError: the family cannot be listed (a bad user table).
+        """
+        wanted = set(scm_ids)
+        return [inst for inst in self.instances() if inst.scm_id in wanted]
+
+    def expected_counts(self) -> Dict[str, Dict[str, int]]:
+        """Factor → value → number of SCMs the family's schedule promises (``arena audit``
+        compares the audited counts with these). Default: none (``{}``)."""
+        return {}
+
+    def audit(self, scm_ids: Optional[Sequence[str]] = None, splits: Optional[Sequence[str]] = None,
+              replicates: Optional[int] = None, jobs: int = 1) -> List[Dict[str, Any]]:
+        """Run the family's own audits (App. A.2 for SCM grids, the card gates of
+        App. A.3 for scenario cards) on its released tables.
+
+        Args:
+            scm_ids: instances to audit (default: all under the options).
+            splits, replicates: which tables (default: every split, every replicate).
+            jobs: worker processes.
+
+        Returns:
+            One dict per instance with at least ``scm_id``, ``passed`` (bool),
+            ``tables`` and ``failed_tables`` (ints), ``failures`` (list of
+            ``{"split", "replicate", "reason"}``) and ``errors`` (list of str:
+            the instance could not be built). A family may add keys it renders
+            in :meth:`audit_details`.
+
+        Raises:
+            NotImplementedError: the family has no audit (the default; real
+                tables have no generator to audit).
+        """
+        raise NotImplementedError(f"family {self.name!r} has no audit")
+
+    def audit_details(self, records: List[Dict[str, Any]]) -> "Tuple[List[Any], bool]":
+        """Extra renderables (rich tables) ``arena audit`` prints after the pass
+        counts, and whether they pass (e.g. factor counts match the schedule).
+        Default: ``([], True)``."""
+        return [], True
 
 
 @attrs.frozen(kw_only=True)

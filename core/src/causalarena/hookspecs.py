@@ -23,7 +23,8 @@ from typing import Iterable
 
 import pluggy
 
-from .records import FamilyInfo, InterventionInfo, IsolationInfo, MethodInfo, MetricInfo
+from .records import (CommandInfo, ComponentInfo, FamilyInfo, InterventionInfo, IsolationInfo, MethodInfo,
+                      MetricInfo)
 
 PROJECT = "causalarena"
 
@@ -114,4 +115,56 @@ def arena_isolation_backends() -> Iterable[IsolationInfo]:
     Returns:
         An iterable of :class:`IsolationInfo` with unique names (``auto`` and
         ``none`` are reserved).
+    """
+
+
+@hookspec
+def arena_components() -> Iterable[ComponentInfo]:
+    """Return SCM building blocks: root distributions, mechanisms, noises,
+    root-dependency modes and stressors.
+
+    Called once when the registry is built; the SCM compiler
+    (:meth:`causalarena.scm.SCMSpec.compile`) resolves every component a spec
+    names through this registry, so a third party adds a mechanism by shipping
+    a distribution, never by editing the core. The core registers a basic set
+    (:mod:`causalarena.components`: gaussian, uniform, laplace and lognormal
+    roots; linear, polynomial, neural and saturation mechanisms; gaussian,
+    uniform, laplace and student_t noise); the App. A.1 catalogue comes from
+    ``arena-family-synthetic``, the scenario-card components from
+    ``arena-cards``.
+
+    Returns:
+        An iterable of :class:`ComponentInfo`; ``(kind, name)`` must be unique
+        across installed distributions (a duplicate is an error naming both).
+        ``factory`` must not be imported by the hook itself.
+
+    Example::
+
+        @hookimpl
+        def arena_components():
+            yield ComponentInfo(kind="mechanism", name="softplus",
+                                factory="my_pkg.mechanisms:Softplus")
+    """
+
+
+@hookspec
+def arena_commands() -> Iterable[CommandInfo]:
+    """Return ``arena`` subcommands (the pattern of pytest's ``pytest_addoption``
+    and llm's ``register_commands``).
+
+    Called when ``arena`` starts. Only the records are built for ``arena
+    --help``; a command's factory is imported when its parser is built.
+    The core's own commands (``plugins``, ``run``, ``report`` …) come through
+    this hook too (:mod:`causalarena.commands`); ``sandbox`` is added by
+    ``arena-sandbox``, ``validate`` and ``card`` by ``arena-cards``.
+
+    Returns:
+        An iterable of :class:`CommandInfo` with unique names.
+
+    Example::
+
+        @hookimpl
+        def arena_commands():
+            yield CommandInfo(name="validate", factory="arena_cards.commands.validate",
+                              help="check scenario cards against every gate")
     """

@@ -2,25 +2,39 @@
 
 :func:`get_registry` builds a :class:`Registry` from the built-in plugins
 (:data:`DEFAULT_PLUGINS`) and every entry point in the group ``causalarena``.
+Every hook is called through pluggy (``pm.subset_hook_caller``: the hook of
+one plugin at a time, so each record is attributed to its distribution and a
+raising plugin does not hide the others). ``pm.check_pending()`` runs after
+registration: a hook implementation with no specification (a misspelled
+``arena_method``), or an ``arena_*`` function not marked ``@hookimpl``, is
+reported naming the plugin and its distribution.
 A distribution whose entry point fails to import is recorded in
 ``Registry.errors`` (name, distribution, version, error) and the others still
 load; ``strict=True`` (or ``CAUSALARENA_STRICT_PLUGINS=1``) raises instead.
 Duplicate record names raise :class:`DuplicatePluginError` naming both
 distributions.
+
+:func:`default_registry` is the process-wide cached registry the SCM compiler
+resolves components through; :func:`temporary_plugins` swaps in one with
+throwaway plugins for a test.
 """
 
 from __future__ import annotations
 
+import contextlib
+import difflib
+import importlib
 import os
 import sys
 import traceback
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
 
 import attrs
 import pluggy
 
 from . import __version__, hookspecs
-from .records import RECORD_TYPES, FamilyInfo, InterventionInfo, IsolationInfo, MethodInfo, MetricInfo
+from .records import (COMPONENT_KINDS, RECORD_TYPES, CommandInfo, ComponentInfo, FamilyInfo, InterventionInfo,
+                      IsolationInfo, MethodInfo, MetricInfo)
 
 if sys.version_info >= (3, 10):
     from importlib.metadata import entry_points
@@ -34,6 +48,8 @@ CORE_DISTRIBUTION = "causal-arena"
 DEFAULT_PLUGINS = (
     "causalarena.metrics",
     "causalarena.interventions",
+    "causalarena.components",
+    "causalarena.commands",
 )
 
 
@@ -46,7 +62,14 @@ class DuplicatePluginError(PluginError):
 
 
 class PluginLoadError(PluginError):
-    """An entry point failed to import (raised in strict mode only)."""
+    """An entry point failed to import, or a plugin declares an unknown hook (raised in strict mode only)."""
+
+
+class UnknownComponentError(PluginError, KeyError):
+    """A spec names a component (kind, name) that no installed distribution provides."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
 
 
 @attrs.frozen
@@ -68,6 +91,9 @@ class Registry:
     interventions: Dict[str, InterventionInfo] = attrs.field(factory=dict)
     metrics: Dict[str, MetricInfo] = attrs.field(factory=dict)
     isolation_backends: Dict[str, IsolationInfo] = attrs.field(factory=dict)
+    #: keyed ``"<kind>:<name>"`` (a mechanism and a noise may share a name)
+    components: Dict[str, ComponentInfo] = attrs.field(factory=dict)
+    commands: Dict[str, CommandInfo] = attrs.field(factory=dict)
     errors: List[LoadError] = attrs.field(factory=list)
 
     def kind(self, kind: str) -> Dict[str, Any]:
@@ -82,6 +108,37 @@ class Registry:
 
     def intervention(self, name: str) -> InterventionInfo:
         return _lookup(self.interventions, name, "intervention protocol")
+
+    def component(self, kind: str, name: str, where: str = "") -> ComponentInfo:
+        """The component ``name`` of ``kind`` (one of :data:`~causalarena.records.COMPONENT_KINDS`).
+
+        Args:
+            where: what names it, for the message (``"node 'X3' mechanism"``).
+
+        Raises:
+            UnknownComponentError: nobody provides it; the message names the
+                component, ``where``, the distribution that ships it when it is
+                one this project knows (:data:`KNOWN_PROVIDERS`), and what is installed.
+        """
+        rec = self.components.get(f"{kind}:{name}")
+        if rec is not None:
+            return rec
+        known = sorted(r.name for r in self.components.values() if r.kind == kind)
+        place = f" ({where})" if where else ""
+        msg = f"{kind.replace('_', ' ')} {name!r}{place} is not provided by any installed distribution"
+        provider = KNOWN_PROVIDERS.get(kind, {}).get(name) or (
+            "arena-cards" if name.startswith("card_") else None)
+        if provider:
+            msg += f"; it ships with {provider} (pip install {provider})"
+        close = difflib.get_close_matches(name, known, n=3)
+        if close:
+            msg += f"; did you mean {', '.join(map(repr, close))}?"
+        msg += f"; installed: {', '.join(known) or 'none'}"
+        raise UnknownComponentError(msg)
+
+    def component_names(self, kind: str) -> List[str]:
+        """Names of the installed components of ``kind``, sorted."""
+        return sorted(r.name for r in self.components.values() if r.kind == kind)
 
     def as_rows(self) -> List[dict]:
         """One dict per record (kind, name, distribution, version) + errors."""
@@ -99,6 +156,27 @@ class Registry:
 
 def _singular(kind: str) -> str:
     return {"families": "family", "isolation_backends": "isolation backend"}.get(kind, kind[:-1])
+
+
+#: Which distribution of this project ships a component, for the error of a spec
+#: naming one that is not installed (data only: the core imports none of them).
+KNOWN_PROVIDERS: Dict[str, Dict[str, str]] = {
+    "root_distribution": {n: "arena-family-synthetic" for n in (
+        "truncated_gaussian", "gamma", "scaled_beta", "exponential", "gumbel", "bernoulli", "poisson",
+        "ordinal", "mixture_gaussian", "multinomial", "zipf")},
+    "mechanism": {n: "arena-family-synthetic" for n in (
+        "product", "random_function_product", "interaction", "rational", "exp_log", "periodic",
+        "piecewise", "regime_switching", "rff", "activation", "tree", "discretisation",
+        "aggregation")},
+    "noise": {n: "arena-family-synthetic" for n in (
+        "multiplicative_lognormal", "heteroskedastic", "rff_heteroskedastic", "target_r2",
+        "mixture_outlier", "quantized", "censored", "beta", "exponential", "gumbel")},
+    "root_dependency": {n: "arena-family-synthetic" for n in ("common_factor", "random_covariance",
+                                                              "uniform_ball")},
+    "stressor": {n: "arena-family-synthetic" for n in (
+        "feature_warping", "outliers", "missingness", "feature_corruption", "soft",
+        "intervention_shift")},
+}
 
 
 def _lookup(table: Dict[str, Any], name: str, what: str) -> Any:
@@ -119,12 +197,38 @@ def _entry_points() -> Iterable[Any]:
     return entry_points(group=ENTRY_POINT_GROUP)
 
 
+def _record_key(kind: str, rec: Any) -> str:
+    return f"{rec.kind}:{rec.name}" if kind == "components" else rec.name
+
+
+def _unknown_hooks(pm: pluggy.PluginManager) -> List[Tuple[Any, str]]:
+    """(plugin, message) for each ``arena_*`` name a plugin defines that is no hook.
+
+    ``pm.check_pending()`` finds marked implementations without a spec but stops at
+    the first and cannot see an unmarked function; this lists them all.
+    """
+    specs = {name for name in dir(hookspecs) if name.startswith("arena_")}
+    found = []
+    for plugin in pm.get_plugins():
+        for attr in dir(plugin):
+            if not attr.startswith("arena_") or not callable(getattr(plugin, attr, None)):
+                continue
+            if attr not in specs:
+                close = difflib.get_close_matches(attr, sorted(specs), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                found.append((plugin, f"unknown hook {attr!r}{hint}; known hooks: {', '.join(sorted(specs))}"))
+            elif pm.parse_hookimpl_opts(plugin, attr) is None:
+                found.append((plugin, f"function {attr!r} is not marked @hookimpl and is ignored"))
+    return found
+
+
 def get_registry(strict: Optional[bool] = None, extra_plugins: Iterable[Any] = ()) -> Registry:
     """Discover plugins and return their records.
 
     Args:
         strict: raise :class:`PluginLoadError` when an entry point fails to
-            import (default: env ``CAUSALARENA_STRICT_PLUGINS=1``).
+            import or a plugin declares an unknown hook (default: env
+            ``CAUSALARENA_STRICT_PLUGINS=1``).
         extra_plugins: plugin objects registered in addition (tests).
 
     Raises:
@@ -135,7 +239,6 @@ def get_registry(strict: Optional[bool] = None, extra_plugins: Iterable[Any] = (
         strict = os.environ.get("CAUSALARENA_STRICT_PLUGINS", "") not in ("", "0")
     pm = _plugin_manager()
     origin: Dict[int, tuple] = {}
-    import importlib
 
     for modname in DEFAULT_PLUGINS:
         mod = importlib.import_module(modname)
@@ -164,34 +267,100 @@ def get_registry(strict: Optional[bool] = None, extra_plugins: Iterable[Any] = (
         pm.register(plugin)
         origin[id(plugin)] = (getattr(plugin, "__distribution__", "<test>"), "0")
 
+    for plugin, msg in _unknown_hooks(pm):
+        dist_name, dist_version = origin.get(id(plugin), ("?", "?"))
+        name = pm.get_name(plugin) or repr(plugin)
+        if strict:
+            raise PluginLoadError(f"plugin {name!r} of {dist_name} {dist_version}: {msg}")
+        errors.append(LoadError(name, dist_name, dist_version, msg))
+    if strict:
+        try:
+            pm.check_pending()
+        except pluggy.PluginValidationError as exc:
+            raise PluginLoadError(str(exc)) from exc
+
     registry = Registry(errors=errors)
+    plugins = pm.get_plugins()
     for kind, record_type in RECORD_TYPES.items():
-        hook = getattr(pm.hook, f"arena_{kind}")
-        for impl in hook.get_hookimpls():
-            dist_name, dist_version = origin.get(id(impl.plugin), ("?", "?"))
+        hook_name = f"arena_{kind}"
+        for plugin in plugins:
+            if not any(impl.plugin is plugin for impl in getattr(pm.hook, hook_name).get_hookimpls()):
+                continue
+            dist_name, dist_version = origin.get(id(plugin), ("?", "?"))
+            # one plugin's implementation at a time, through pluggy's own call machinery
+            caller = pm.subset_hook_caller(hook_name, remove_plugins=[p for p in plugins if p is not plugin])
             try:
-                records = list(impl.function() or ())
+                records = [rec for result in caller() for rec in (result or ())]
             except Exception as exc:  # noqa: BLE001
-                msg = f"arena_{kind}() raised {type(exc).__name__}: {exc}"
+                msg = f"{hook_name}() raised {type(exc).__name__}: {exc}"
                 if strict:
                     raise PluginLoadError(f"{dist_name} {dist_version}: {msg}") from exc
-                errors.append(LoadError(impl.plugin_name, dist_name, dist_version, msg))
+                errors.append(LoadError(pm.get_name(plugin) or "?", dist_name, dist_version, msg))
                 continue
             table = registry.kind(kind)
             for rec in records:
                 if not isinstance(rec, record_type):
                     raise PluginError(
-                        f"{dist_name}: arena_{kind}() yielded {type(rec).__name__}, "
+                        f"{dist_name}: {hook_name}() yielded {type(rec).__name__}, "
                         f"expected {record_type.__name__}"
                     )
                 if not (kind == "methods" and rec.distribution):  # sandbox listings keep their own
                     rec = attrs.evolve(rec, distribution=dist_name, version=dist_version)
-                if rec.name in table:
-                    other = table[rec.name]
+                key = _record_key(kind, rec)
+                if key in table:
+                    other = table[key]
+                    what = f"{rec.kind.replace('_', ' ')}" if kind == "components" else _singular(kind)
                     raise DuplicatePluginError(
-                        f"{_singular(kind)} name {rec.name!r} is "
+                        f"{what} name {rec.name!r} is "
                         f"provided by both {other.distribution} {other.version} and "
                         f"{dist_name} {dist_version}"
                     )
-                table[rec.name] = rec
+                table[key] = rec
     return registry
+
+
+_DEFAULT: List[Registry] = []
+
+
+def default_registry() -> Registry:
+    """The registry of this process, built once (non-strict unless the env says so).
+
+    The SCM compiler resolves components here; commands build their own with
+    :func:`get_registry` to report errors.
+    """
+    if not _DEFAULT:
+        _DEFAULT.append(get_registry())
+    return _DEFAULT[0]
+
+
+def reset_default_registry() -> None:
+    """Forget the cached registry (after installing or uninstalling a distribution in-process)."""
+    _DEFAULT.clear()
+
+
+@contextlib.contextmanager
+def temporary_plugins(*plugins: Any) -> Iterator[Registry]:
+    """Make :func:`default_registry` include throwaway ``plugins`` inside the ``with`` block (tests).
+
+    Example::
+
+        with temporary_plugins(MyComponents()):
+            spec.compile().sample(100, rng)
+    """
+    saved = list(_DEFAULT)
+    _DEFAULT[:] = [get_registry(extra_plugins=plugins)]
+    try:
+        yield _DEFAULT[0]
+    finally:
+        _DEFAULT[:] = saved
+
+
+def load_component(kind: str, name: str, where: str = "") -> type:
+    """The class of component ``name`` of ``kind``, imported on first use.
+
+    Raises:
+        UnknownComponentError: nobody provides it (see :meth:`Registry.component`).
+    """
+    if kind not in COMPONENT_KINDS:
+        raise ValueError(f"unknown component kind {kind!r}; expected one of {COMPONENT_KINDS}")
+    return default_registry().component(kind, name, where).load()

@@ -9,12 +9,55 @@ torch, R bridges or checkpoints.
 
 from __future__ import annotations
 
+import enum
 import importlib
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Tuple
 
 import attrs
 
 OUTPUT_KINDS = ("dag", "cpdag", "pag")
+
+
+class Status(str, enum.Enum):
+    """The status of one run (method × cell): the one list runner, store, report and progress bar use.
+
+    A ``str`` enum, so ``Status.OK == "ok"`` and the store keeps plain text.
+
+    Members:
+        OK: the method returned a valid graph; metrics were computed.
+        FAILED: the method raised, or its worker died (segfault, ``os._exit``).
+        TIMEOUT: wall-clock budget exceeded; the worker's process group was killed.
+        OOM: memory cap exceeded (peak memory recorded).
+        INVALID_INPUT: the table violates a declared capability (case I1–I6, I12).
+        INVALID_OUTPUT: the output is not a graph of the declared kind (cycles, NaN).
+        UNSUPPORTED: the split needs a capability the method does not declare
+            (interventions): *missing*, not a failure (App. B.1).
+        ENV_ERROR: the method's environment cannot run it here (a missing R,
+            a sandbox that cannot be built): a fault of the setup, not of the method's result.
+    """
+
+    OK = "ok"
+    FAILED = "failed"
+    TIMEOUT = "timeout"
+    OOM = "oom"
+    INVALID_INPUT = "invalid_input"
+    INVALID_OUTPUT = "invalid_output"
+    UNSUPPORTED = "unsupported"
+    ENV_ERROR = "env_error"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def is_failure(self) -> bool:
+        """Counted as a failure (⚠) in reports: everything but ``ok`` and ``unsupported``."""
+        return self not in (Status.OK, Status.UNSUPPORTED)
+
+
+#: every status value, in report order
+STATUSES: Tuple[str, ...] = tuple(s.value for s in Status)
+#: the statuses counted as failures (⚠k in the leaderboard, the progress bar's failure count)
+FAILURE_STATUSES: Tuple[str, ...] = tuple(s.value for s in Status if s.is_failure)
 
 
 def resolve(path: str) -> Any:
@@ -181,10 +224,78 @@ class IsolationInfo:
         return resolve(self.factory)
 
 
+#: The kinds of SCM building block (:class:`ComponentInfo.kind`), each with the base class of
+#: :mod:`causalarena.scm` its factory must subclass.
+COMPONENT_KINDS = ("root_distribution", "mechanism", "noise", "root_dependency", "stressor")
+
+
+@attrs.frozen(kw_only=True)
+class ComponentInfo:
+    """An SCM building block contributed through ``arena_components``.
+
+    A spec names components by ``kind`` and ``name`` (``{"kind": "linear", ...}``
+    in a node's ``mechanism``); the SCM compiler looks them up in the registry.
+
+    Attributes:
+        kind: one of :data:`COMPONENT_KINDS`.
+        name: the spec's ``kind`` string (``"linear"``, ``"student_t"`` …), unique per kind.
+        factory: import path of the class (a subclass of the matching base in
+            :mod:`causalarena.scm`: :class:`~causalarena.scm.RootDistribution`,
+            :class:`~causalarena.scm.Mechanism`, :class:`~causalarena.scm.Noise`,
+            :class:`~causalarena.scm.RootDependency`, :class:`~causalarena.scm.Stressor`),
+            imported only when a spec uses it.
+        description: one line shown by ``arena plugins``.
+        distribution, version: filled by the plugin manager.
+    """
+
+    kind: str = attrs.field(validator=attrs.validators.in_(COMPONENT_KINDS))
+    name: str = attrs.field(validator=_check_name)
+    factory: str
+    description: str = ""
+    distribution: str = ""
+    version: str = ""
+
+    def load(self) -> type:
+        return resolve(self.factory)
+
+
+@attrs.frozen(kw_only=True)
+class CommandInfo:
+    """An ``arena`` subcommand contributed through ``arena_commands``.
+
+    Attributes:
+        name: the subcommand (``"run"``, ``"sandbox"``, ``"validate"``).
+        factory: import path of the command object: a module or object with
+            ``configure(parser: argparse.ArgumentParser) -> None`` (adds its
+            arguments) and ``run(args: argparse.Namespace) -> int`` (the exit
+            code); with ``passthrough=True`` instead ``main(argv: list[str]) ->
+            int``, which receives everything after the subcommand (its own
+            parser, ``--help`` included). A path without ``:`` names a module.
+        help: one line shown by ``arena --help`` (read without importing the factory).
+        passthrough: the command parses its own arguments.
+        distribution, version: filled by the plugin manager.
+    """
+
+    name: str = attrs.field(validator=_check_name)
+    factory: str
+    help: str = ""
+    passthrough: bool = False
+    description: str = ""
+    distribution: str = ""
+    version: str = ""
+
+    def load(self) -> Any:
+        if ":" not in self.factory:
+            return importlib.import_module(self.factory)
+        return resolve(self.factory)
+
+
 RECORD_TYPES = {
     "methods": MethodInfo,
     "families": FamilyInfo,
     "interventions": InterventionInfo,
     "metrics": MetricInfo,
     "isolation_backends": IsolationInfo,
+    "components": ComponentInfo,
+    "commands": CommandInfo,
 }
