@@ -55,7 +55,7 @@ INDEX = {"url": "https://files.pythonhosted.org/packages/ab/cd/arena_method_pc-0
 
 @pytest.mark.parametrize("name", ["arena-method-pc", "causal-arena", "arena-family-synthetic",
                                   "arena-contrib-family-example", "arena-contrib-method-example", "arena-sandbox",
-                                  "Arena_Method_PC"])
+                                  "arena-cards", "Arena_Method_PC"])
 def test_sibling_from_an_index_is_reported(monkeypatch, capsys, name):
     code, out, _ = run(monkeypatch, capsys, FakeDist(name, INDEX, version="9.9.9"))
     assert code == 1

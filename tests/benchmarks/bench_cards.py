@@ -2,7 +2,7 @@
 
 For every shipped card (both families, 40), in one process:
 
-1. **validate + compile + sample** — :func:`causalarena.cards.validate_card`
+1. **validate + compile + sample** — :func:`arena_cards.validate_card`
    with the static gates (YAML + JSON Schema, graph, mechanisms, units and
    dimensions, the numeric scan over declared ranges, translation to an SCM
    spec), then the shared protocol's obs cell, n = 1000
@@ -53,15 +53,15 @@ def main() -> None:
     t0 = time.perf_counter()
     import arena_family_formula
     import arena_family_semantic
-    from causalarena.cards import validate_card
-    from causalarena.cards.model import _split_validators, card_files
-    from causalarena.cards.units import registry
+    from arena_cards import validate_card
+    from arena_cards.model import _split_validators, card_files
+    from arena_cards.units import registry
     from causalarena.protocol import sample_cell
 
     registry()
     _split_validators()
     one_time = (time.perf_counter() - t0) * 1e3
-    example = Path(__import__("causalarena.cards", fromlist=["x"]).__file__).with_name("example-clinic-reminders.yaml")
+    example = Path(__import__("arena_cards").__file__).with_name("example-clinic-reminders.yaml")
     validate_card(example)  # warm numpy/scipy/pint code paths on a card that is not measured
 
     files = card_files(arena_family_semantic.CARDS_DIR) + card_files(arena_family_formula.CARDS_DIR)

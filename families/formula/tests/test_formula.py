@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from arena_family_formula import CARDS_DIR, FormulaFamily
-from causalarena.cards.model import FORMULA_DOMAINS, card_files, load_card
-from causalarena.cards.validate import validate_card
+from arena_cards.model import FORMULA_DOMAINS, card_files, load_card
+from arena_cards.validate import validate_card
 from causalarena.family import SCMInstance
 
 FILES = card_files(CARDS_DIR)

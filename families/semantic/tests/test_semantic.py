@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from arena_family_semantic import CARDS_DIR, SemanticFamily
-from causalarena.cards.family import FailedCard
-from causalarena.cards.model import SEMANTIC_DOMAINS, card_files, load_card
-from causalarena.cards.validate import validate_card
+from arena_cards.family import FailedCard
+from arena_cards.model import SEMANTIC_DOMAINS, card_files, load_card
+from arena_cards.validate import validate_card
 from causalarena.family import SCMInstance
 
-EXAMPLE = Path(__import__("causalarena.cards", fromlist=["x"]).__file__).with_name("example-clinic-reminders.yaml")
+EXAMPLE = Path(__import__("arena_cards").__file__).with_name("example-clinic-reminders.yaml")
 FILES = card_files(CARDS_DIR)
 
 

@@ -1,14 +1,14 @@
 """The ``semantic`` family: the cards shipped in ``cards/<domain>/<id>.yaml`` plus ``semantic.cards=FOLDER``.
 
-All loading, validation and compilation is the core's
-(:class:`causalarena.cards.family.CardFamily`); this distribution ships data.
+All loading, validation and compilation is the card engine's
+(:class:`arena_cards.family.CardFamily`, from ``arena-cards``); this distribution ships data.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from causalarena.cards.family import CardFamily
+from arena_cards.family import CardFamily
 
 #: the shipped cards, one folder per domain
 CARDS_DIR = Path(__file__).with_name("cards")

@@ -7,7 +7,7 @@ the data gates on sampled tables of the shared protocol — n = 1000
 observational rows and an 800 + 200 obs+int table (default protocol,
 replicate 0) — and, for formula cards, the equation residual and validity
 checks. Nothing is raised for a bad card: every finding is a
-:class:`~causalarena.cards.model.CardIssue` in the returned report.
+:class:`~arena_cards.model.CardIssue` in the returned report.
 """
 
 from __future__ import annotations
@@ -289,7 +289,7 @@ def _rank_gate(card: Card, names: List[str], x: np.ndarray, severity: str, out: 
     """
     import types
 
-    from ..checks import check_input
+    from causalarena.checks import check_input
 
     res = check_input(types.SimpleNamespace(X=x, columns=list(names)),
                       types.SimpleNamespace(requires_full_rank=True, handles_missing=False, min_samples_factor=0))
@@ -302,8 +302,8 @@ def _rank_gate(card: Card, names: List[str], x: np.ndarray, severity: str, out: 
 
 
 def _data_gates(card: Card, spec, report: CardReport, pool_severity: str = "warning") -> None:
-    from ..interventions import intervention_audit
-    from ..protocol import sample_cell
+    from causalarena.interventions import intervention_audit
+    from causalarena.protocol import sample_cell
 
     scm = spec.compile()
     names = spec.names
@@ -344,8 +344,8 @@ def audit_tables(card: Card, spec, splits: Sequence[str] = ("obs", "obs_int"), r
     Returns:
         One record per table: ``{"split", "replicate", "issues": [CardIssue], "problems": [str]}``.
     """
-    from ..interventions import intervention_audit
-    from ..protocol import sample_cell
+    from causalarena.interventions import intervention_audit
+    from causalarena.protocol import sample_cell
 
     scm = spec.compile()
     out = []

@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from causalarena.cards.expressions import FUNCTIONS, Expression, ExpressionError, Hazards
-from causalarena.cards.model import CardError, parse_text
-from causalarena.cards.validate import CardReport, validate_card
+from arena_cards.expressions import FUNCTIONS, Expression, ExpressionError, Hazards
+from arena_cards.model import CardError, parse_text
+from arena_cards.validate import CardReport, validate_card
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "src" / "causalarena" / "cards" / "example-clinic-reminders.yaml"
+EXAMPLE = Path(__file__).resolve().parent.parent / "src" / "arena_cards" / "example-clinic-reminders.yaml"
 NAMES = ["a", "b"]
 #: the validator's catch-all around a crash in the static gates. (Its other catch-all, "cannot translate the card
 #: to an SCM spec", is still reachable by mutations: a noise scale edited to 0 is caught only at translation — see

@@ -1,4 +1,4 @@
-"""``arena card show`` / ``arena card render`` (causalarena.cards.render)."""
+"""``arena card show`` / ``arena card render`` (arena_cards.render)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from causalarena.cards import load_card, render
-from causalarena.cards.model import Card, CardError
+from arena_cards import load_card, render
+from arena_cards.model import Card, CardError
 from causalarena.cli import main
 
 EXAMPLE = Path(render.__file__).with_name("example-clinic-reminders.yaml")
@@ -271,6 +271,6 @@ def test_render_without_matplotlib_says_how_to_install(card, tmp_path, monkeypat
     import sys
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    with pytest.raises(RuntimeError, match=r"pip install 'causal-arena\[render\]'"):
+    with pytest.raises(RuntimeError, match=r"pip install 'arena-cards\[render\]'"):
         render.render(card, tmp_path)
     assert not list(tmp_path.iterdir())

@@ -17,14 +17,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from causalarena.cards.model import MAX_CARD_BYTES, CardError, parse_text
-from causalarena.cards.validate import CardReport, validate_card, validate_path
+from arena_cards.model import MAX_CARD_BYTES, CardError, parse_text
+from arena_cards.validate import CardReport, validate_card, validate_path
 from causalarena.cli import main
 
 HERE = Path(__file__).resolve().parent
 HOSTILE = HERE / "hostile_cards"
 EXPECTED = yaml.safe_load((HOSTILE / "EXPECTED.yaml").read_text(encoding="utf-8"))
-EXAMPLE = HERE.parent / "src" / "causalarena" / "cards" / "example-clinic-reminders.yaml"
+EXAMPLE = HERE.parent / "src" / "arena_cards" / "example-clinic-reminders.yaml"
 #: the marker path the "execute a shell command" cards would touch (rewritten to a tmp path in the tests)
 MARKER = "/tmp/causalarena-hostile-pwned"
 #: messages of the validator's catch-alls: a hostile card must be reported by a gate, not by a caught crash

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from causalarena.cards.components import CardChannel, CardExpression, CardRoot
-from causalarena.cards.expressions import MAX_LENGTH, MAX_NODES, Expression, ExpressionError, Hazards
-from causalarena.cards.units import UnitError, dimensionality, parse_unit, to_base_affine
+from arena_cards.components import CardChannel, CardExpression, CardRoot
+from arena_cards.expressions import MAX_LENGTH, MAX_NODES, Expression, ExpressionError, Hazards
+from arena_cards.units import UnitError, dimensionality, parse_unit, to_base_affine
 
 A = np.array([0.0, 2.0])
 

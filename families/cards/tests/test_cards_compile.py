@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from causalarena.cards import compile_card, load_card, validate_card
-from causalarena.cards.model import CardError, parse_text
+from arena_cards import compile_card, load_card, validate_card
+from arena_cards.model import CardError, parse_text
 from causalarena.cli import main
 from causalarena.protocol import sample_cell
 
-EXAMPLE = Path(__import__("causalarena.cards", fromlist=["x"]).__file__).with_name("example-clinic-reminders.yaml")
+EXAMPLE = Path(__import__("arena_cards").__file__).with_name("example-clinic-reminders.yaml")
 
 
 def small_card(variables: str, edges: str, family: str = "semantic", domain: str = "education",
@@ -198,7 +198,7 @@ def test_cli_validate_exit_codes_and_json(tmp_path, capsys):
 
 def test_fast_schema_path_gives_the_full_schemas_verdict(tmp_path):
     """The split validators (one branch per switch) agree with card.schema.json on good and broken cards."""
-    from causalarena.cards.model import _validator, schema_issues
+    from arena_cards.model import _validator, schema_issues
 
     good = parse_text(EXAMPLE.read_text())
     broken = [
@@ -216,7 +216,7 @@ def test_fast_schema_path_gives_the_full_schemas_verdict(tmp_path):
 def test_poisson_inverse_cdf_equals_scipy():
     from scipy import stats
 
-    from causalarena.cards.components import poisson_ppf
+    from arena_cards.components import poisson_ppf
 
     rng = np.random.default_rng(3)
     u = np.clip(rng.random(20000), 1e-15, 1 - 1e-15)

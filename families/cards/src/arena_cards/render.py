@@ -219,7 +219,7 @@ def show(card: Card, console: Any) -> None:
     Works on any schema-valid card, also one that fails later gates.
 
     Args:
-        card: a loaded card (:func:`causalarena.cards.load_card`).
+        card: a loaded card (:func:`arena_cards.load_card`).
         console: a :class:`rich.console.Console`.
     """
     from rich import box
@@ -547,7 +547,7 @@ def render(card: Card, out_dir: Union[str, Path], formats: Iterable[str] = ("png
         from matplotlib.lines import Line2D
         from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
     except ImportError:
-        raise RuntimeError("arena card render needs matplotlib: pip install 'causal-arena[render]'") from None
+        raise RuntimeError("arena card render needs matplotlib: pip install 'arena-cards[render]'") from None
 
     lay = _compute_layout(card)
     parents = card.parents()

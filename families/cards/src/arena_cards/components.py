@@ -1,9 +1,10 @@
-"""SCM components that scenario cards compile to (registered with the core's registries).
+"""SCM components that scenario cards compile to (contributed by :mod:`arena_cards.plugin` through
+``arena_components``; the SCM compiler imports this module when a spec names one).
 
 - ``card_root`` (root distribution): the card root distributions of FORMAT.md
   ("Root distributions"), drawn in the variable's declared unit.
 - ``card_expression`` (mechanism): an expression of the restricted language
-  (:mod:`causalarena.cards.expressions`) over the node's parents, optionally
+  (:mod:`arena_cards.expressions`) over the node's parents, optionally
   evaluated in SI base units (formula cards: inputs converted by an affine map
   ``a·x + b``, the result converted back to the output's unit).
 - ``card_channel`` (noise): the card noise kinds plus the post-processing a
@@ -26,7 +27,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 from scipy import special, stats
 
-from ..scm import Mechanism, Noise, RootDistribution, register_mechanism, register_noise, register_root_distribution
+from causalarena.scm import Mechanism, Noise, RootDistribution
 from .expressions import Expression
 
 #: card root distributions: name → required parameters
@@ -89,7 +90,6 @@ def poisson_ppf(u: np.ndarray, rate: np.ndarray) -> np.ndarray:
     return k
 
 
-@register_root_distribution
 class CardRoot(RootDistribution):
     """A card root distribution (FORMAT.md "Root distributions"), in the variable's unit.
 
@@ -175,12 +175,11 @@ class CardRoot(RootDistribution):
         raise ValueError(f"card_root: unknown distribution {dist!r}")  # pragma: no cover - validated
 
 
-@register_mechanism
 class CardExpression(Mechanism):
     """A restricted-language expression over the node's parents (FORMAT.md "Expression language").
 
     Parameters:
-        expression: the text (parsed by :class:`~causalarena.cards.expressions.Expression`).
+        expression: the text (parsed by :class:`~arena_cards.expressions.Expression`).
         inputs: parent names in the order of the parent columns (n × k).
         constants: name → number (already in SI base units for formula cards).
         si_inputs: optional, per input ``[a, b]``: SI value = a·x + b.
@@ -235,7 +234,6 @@ class CardExpression(Mechanism):
         return self.evaluate(parents)
 
 
-@register_noise
 class CardChannel(Noise):
     """A card's noise kind plus its cut, resolution and boundary clip (FORMAT.md "Noise").
 

@@ -13,7 +13,7 @@ folder of cards its distribution ships). Options (``arena run
 - ``n_replicates``: replicates per split (default 5, App. B.1; the demo uses 1);
 - ``per_domain``: keep the first N cards (by id) of each domain (the demo uses 1).
 
-Every card passes the full validation (:func:`~causalarena.cards.validate.validate_card`)
+Every card passes the full validation (:func:`~arena_cards.validate.validate_card`)
 before it runs; a card that fails becomes a :class:`FailedCard` instance, so
 its cells are recorded as failed with the first errors and the run goes on.
 Reports are cached per process by file path, size and modification time.
@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
 
 import attrs
 
-from ..family import Family, Instance, SCMInstance
+from causalarena.family import Family, Instance, InstanceSummary, SCMInstance
 from .model import card_files
 from .validate import CardReport, validate_card
 
@@ -181,14 +181,35 @@ class CardFamily(Family):
         self._instances = out
         return out
 
-    def audit(self, splits: Optional[Sequence[str]] = None, replicates: Optional[int] = None,
-              scm_ids: Optional[Sequence[str]] = None) -> List[Dict[str, Any]]:
-        """Card gates on every table of every selected card (``arena audit semantic|formula``).
+    def listing(self) -> List[InstanceSummary]:
+        """One summary per selected card (``arena show semantic``): a card that fails
+        its gates is listed with its first errors (``error``), ``d`` = its variables."""
+        out = []
+        for inst in self.instances():
+            if isinstance(inst, FailedCard):
+                out.append(InstanceSummary(scm_id=inst.scm_id, d=None, splits=tuple(inst.splits),
+                                           n_replicates=inst.n_replicates, error=inst.error))
+            else:
+                out.append(InstanceSummary(scm_id=inst.scm_id, d=len(inst.spec.nodes), splits=tuple(inst.splits),
+                                           n_replicates=inst.n_replicates))
+        return out
+
+    def audit(self, scm_ids: Optional[Sequence[str]] = None, splits: Optional[Sequence[str]] = None,
+              replicates: Optional[int] = None, jobs: int = 1) -> List[Dict[str, Any]]:
+        """Card gates on every table of every selected card (``arena audit semantic|formula``;
+        the data gates of App. A.3 stage 5 on each split × replicate table).
+
+        Args:
+            scm_ids: card ids to audit (default: every selected card).
+            splits: default: each card's splits (obs, obs_int).
+            replicates: default: the family's ``n_replicates``.
+            jobs: accepted for the :class:`~causalarena.family.Family` interface; cards
+                are audited in this process (a card's tables take well under a second).
 
         Returns:
-            One record per card: ``scm_id``, ``passed``, ``tables``, ``failures``
-            (``split``, ``replicate``, ``reason``), ``errors`` (validation errors
-            of a card that did not compile).
+            One record per card: ``scm_id``, ``passed``, ``tables``, ``failed_tables``,
+            ``failures`` (``split``, ``replicate``, ``reason``), ``errors`` (validation
+            errors of a card that did not compile).
         """
         from .model import load_card
         from .validate import audit_tables
@@ -198,8 +219,8 @@ class CardFamily(Family):
             if scm_ids and inst.scm_id not in scm_ids:
                 continue
             if isinstance(inst, FailedCard):
-                records.append({"scm_id": inst.scm_id, "passed": False, "tables": 0, "failures": [],
-                                "errors": [inst.error]})
+                records.append({"scm_id": inst.scm_id, "passed": False, "tables": 0, "failed_tables": 0,
+                                "failures": [], "errors": [inst.error]})
                 continue
             path = next(r.path for r in self.reports() if r.spec is not None and r.spec.id == inst.spec.id)
             tables = audit_tables(load_card(path), inst.spec, tuple(splits or inst.splits),
@@ -210,3 +231,25 @@ class CardFamily(Family):
                             "failed_tables": sum(bool(t["problems"]) for t in tables), "failures": failures,
                             "errors": []})
         return records
+
+    def audit_details(self, records: List[Dict[str, Any]]) -> Tuple[List[Any], bool]:
+        """A table of the failed card gates of :meth:`audit` records, by gate and card
+        (empty when every card passes), and whether every card passed."""
+        ok = all(r["passed"] for r in records)
+        if ok:
+            return [], True
+        from rich.markup import escape
+        from rich.table import Table
+
+        table = Table(title="card gates that failed (App. A.3 stage 5; `arena validate --all-tables CARD` for all)")
+        for col in ("card", "split", "replicates", "finding"):
+            table.add_column(col)
+        for rec in records:
+            for err in rec["errors"]:
+                table.add_row(escape(rec["scm_id"]), "–", "–", escape(f"invalid card: {err}"))
+            seen: Dict[Tuple[str, str], List[str]] = {}
+            for f in rec["failures"]:
+                seen.setdefault((f["split"], f["reason"]), []).append(str(f["replicate"]))
+            for (split, reason), reps in seen.items():
+                table.add_row(escape(rec["scm_id"]), split, ",".join(reps), escape(reason))
+        return [table], False
