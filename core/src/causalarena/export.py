@@ -7,7 +7,7 @@ Layout written by :func:`export_instance` for one instance::
         spec.json                   the SCM spec (only when the instance has .spec.to_json())
         <split>__rep<k>.parquet     one table per cell (split, replicate)
         factors.json                factor tags: the SCM's, per node, per edge (child's equation)
-        audit.json                  App. A.2 audit record of these tables (SCM instances)
+        audit.json                  the family's audit record of these tables (when it has an audit)
 
 :func:`write_release_manifest` adds ``release.json`` at the top: generator
 versions, families, instance ids, audit pass counts (never a key).
@@ -142,7 +142,7 @@ def read_adjacency_csv(path: PathLike) -> Tuple[List[str], np.ndarray]:
 
 def export_instance(instance: Any, outdir: PathLike, splits: Optional[Iterable[str]] = None,
                     replicates: Optional[Iterable[int]] = None, standardise: bool = False,
-                    audit: bool = True) -> List[Path]:
+                    audit: bool = True, family: Any = None) -> List[Path]:
     """Write every requested cell of ``instance`` to ``outdir`` (layout in the module docstring).
 
     Args:
@@ -152,14 +152,19 @@ def export_instance(instance: Any, outdir: PathLike, splits: Optional[Iterable[s
         replicates: default ``range(instance.n_replicates)``.
         standardise: export standardised tables; default False (raw data,
             so that users can apply their own preprocessing).
-        audit: also write ``audit.json``, the App. A.2 audit record of the
-            exported tables (SCM instances only).
+        audit: also write ``audit.json``, the audit record of the exported
+            tables from ``family.audit([scm_id], splits, replicates)`` (the
+            family's own gates: App. A.2 for the synthetic grid, the card
+            gates for scenario cards); nothing when no ``family`` is given or
+            the family has no audit (``NotImplementedError``, e.g. real tables).
+        family: the :class:`~causalarena.family.Family` object the instance
+            comes from (built with the options that made the instance).
 
     Returns:
         Paths written, in order: ``adjacency.csv``, ``spec.json`` (when the
         instance has a ``spec`` with ``to_json()``), one Parquet file per
         (split, replicate), splits outer, ``factors.json`` (factor tags:
-        SCM-level, node-level and edge-level), ``audit.json``.
+        SCM-level, node-level and edge-level), ``audit.json`` (when audited).
 
     Raises:
         ValueError: a split the instance does not provide (from
@@ -214,14 +219,30 @@ def export_instance(instance: Any, outdir: PathLike, splits: Optional[Iterable[s
             factors["intervention_target_pool"] = [spec.names[i] for i in pool]
     p.write_text(json.dumps(factors, indent=2, sort_keys=True, default=_json_default), encoding="utf-8")
     written.append(p)
-    if audit and hasattr(spec, "compile"):
-        from .audits import audit_instance
-
-        record = audit_instance(instance, splits, max(replicates) + 1 if replicates else 0)
+    record = _family_audit(family, instance, splits, replicates) if audit and family is not None else None
+    if record is not None:
         p = folder / "audit.json"
         p.write_text(json.dumps(record, indent=2, sort_keys=True, default=_json_default), encoding="utf-8")
         written.append(p)
     return written
+
+
+def _family_audit(family: Any, instance: Any, splits: Sequence[str], replicates: Sequence[int]) -> Optional[dict]:
+    """The family's audit record of ``instance``'s exported tables, or ``None`` (the family has no audit).
+
+    Audits replicates ``0 .. max(replicates)``.
+
+    Raises:
+        ValueError: the family's audit returned no record for the instance.
+    """
+    try:
+        records = family.audit([instance.scm_id], list(splits), max(replicates) + 1 if replicates else 0)
+    except NotImplementedError:
+        return None
+    for record in records:
+        if record.get("scm_id") == instance.scm_id:
+            return record
+    raise ValueError(f"family {family.name!r}: audit returned no record for {instance.scm_id!r}")
 
 
 def read_exported_table(path: PathLike) -> Dataset:

@@ -1,4 +1,4 @@
-"""``arena sandbox build | list | prune`` (called by the core's ``arena sandbox``)."""
+"""``arena sandbox build | list | prune``: a passthrough command (:func:`main` gets the arguments after ``sandbox``)."""
 
 from __future__ import annotations
 

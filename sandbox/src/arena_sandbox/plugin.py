@@ -1,10 +1,10 @@
-"""Hooks of arena-sandbox: the ``venv`` and ``docker`` backends, and sandbox-only methods."""
+"""Hooks of arena-sandbox: the ``venv`` and ``docker`` backends, sandbox-only methods, and ``arena sandbox``."""
 
 from __future__ import annotations
 
 import attrs
 from causalarena.hookspecs import hookimpl
-from causalarena.records import IsolationInfo, MethodInfo
+from causalarena.records import CommandInfo, IsolationInfo, MethodInfo
 
 
 @hookimpl
@@ -13,6 +13,13 @@ def arena_isolation_backends():
                         description="a virtualenv per method plugin, built from its declared requirements")
     yield IsolationInfo(name="docker", factory="arena_sandbox.docker:DockerBackend",
                         description="an image per plugin; no network, read-only root, no capabilities, limits")
+
+
+@hookimpl
+def arena_commands():
+    """``arena sandbox build | list | prune``: its own parser (:mod:`arena_sandbox.cli`) gets the rest of argv."""
+    yield CommandInfo(name="sandbox", factory="arena_sandbox.cli", passthrough=True,
+                      help="build, list and prune isolated method environments (arena-sandbox)")
 
 
 @hookimpl

@@ -1,4 +1,20 @@
-"""Built-in plugin: the core's ``arena`` subcommands (filled in by the small-core refactor)."""
+"""Built-in plugin: the core's ``arena`` subcommands, one module each.
+
+Each command module exposes ``configure(parser)`` (adds its arguments) and
+``run(args) -> int`` (the exit code); :mod:`causalarena.cli` imports a module
+only when its command runs, so ``arena --help`` reads nothing but the records
+below. Commands of other distributions come through the same hook
+(``arena_commands``): ``sandbox`` from arena-sandbox, ``validate`` and
+``card`` from arena-cards.
+
+A plugin's command reuses the shared helpers::
+
+    from causalarena.commands import UsageError, parse_family_options
+
+(the others, ``_console``, ``_csv``, ``_registry``, ``_family_object`` …, are in
+:mod:`causalarena.commands._common`). A :class:`UsageError` is printed as one
+line with exit code 2.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +22,26 @@ from typing import Iterator
 
 from ..hookspecs import hookimpl
 from ..records import CommandInfo
+from ._common import UsageError, add_family_option, parse_family_options
+
+__all__ = ["UsageError", "parse_family_options", "add_family_option", "arena_commands"]
+
+_HERE = __name__
 
 
 @hookimpl
 def arena_commands() -> Iterator[CommandInfo]:
-    return iter(())
+    """The core's commands, in the order ``arena --help`` lists them."""
+    yield CommandInfo(name="plugins", factory=f"{_HERE}.plugins",
+                      help="list installed plugins with distribution and version")
+    yield CommandInfo(name="methods", factory=f"{_HERE}.plugins:methods", help="list installed methods")
+    yield CommandInfo(name="families", factory=f"{_HERE}.plugins:families", help="list installed families")
+    yield CommandInfo(name="show", factory=f"{_HERE}.show",
+                      help="print an SCM spec as JSON, or list a family's instances")
+    yield CommandInfo(name="run", factory=f"{_HERE}.run",
+                      help="run the grid (resumes), print and write the leaderboard")
+    yield CommandInfo(name="audit", factory=f"{_HERE}.audit",
+                      help="regenerate and audit a family's SCMs (App. A.2 gates, resample statistics)")
+    yield CommandInfo(name="report", factory=f"{_HERE}.report", help="print the leaderboard of a results folder")
+    yield CommandInfo(name="export", factory=f"{_HERE}.export",
+                      help="export datasets (Parquet), specs (JSON), adjacency (CSV)")

@@ -1,0 +1,262 @@
+"""Helpers shared by the ``arena`` commands (the core's and plugins' own).
+
+A plugin distribution's command imports what it needs from here (or
+``UsageError`` and ``parse_family_options`` from :mod:`causalarena.commands`):
+a :class:`UsageError` is printed by the frame (:mod:`causalarena.cli`) as one
+line with exit code 2.
+
+Importing this module is cheap (standard library only): it is imported when
+the registry is built, for every ``arena`` invocation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+DEFAULT_RESULTS = "arena-results"
+STORE_NAME = "arena.sqlite"
+
+
+class UsageError(Exception):
+    """A bad command-line value; printed with exit code 2."""
+
+
+def _console():
+    from rich.console import Console
+
+    # rich falls back to 80 columns when stdout is not a terminal (CI logs, pipes),
+    # which wraps every leaderboard cell; use a wide page there instead.
+    return Console() if sys.stdout.isatty() else Console(width=200)
+
+
+def _csv(value: Optional[str]) -> Optional[List[str]]:
+    """``"a, b,,c"`` → ``["a", "b", "c"]``; ``None`` or only commas → ``None``."""
+    if value is None:
+        return None
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    return items or None
+
+
+def _scalar(text: str) -> Any:
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    return text
+
+
+def parse_family_options(items: Sequence[str]) -> Dict[str, Dict[str, Any]]:
+    """``["synthetic.dims=10,20", "real.csv=a.csv"]`` → ``{"synthetic": {"dims": (10, 20)}, ...}``.
+
+    A value with a comma becomes a tuple; numbers are converted.
+
+    Raises:
+        UsageError: an item is not ``family.key=value``.
+    """
+    out: Dict[str, Dict[str, Any]] = {}
+    for item in items:
+        head, sep, value = item.partition("=")
+        family, dot, key = head.partition(".")
+        if not sep or not dot or not family or not key:
+            raise UsageError(f"--family-option {item!r}: expected FAMILY.KEY=VALUE (e.g. synthetic.per_cell=3)")
+        out.setdefault(family, {})[key] = (
+            tuple(_scalar(v) for v in value.split(",") if v) if "," in value else _scalar(value)
+        )
+    return out
+
+
+def add_family_option(parser: argparse.ArgumentParser, help: Optional[str] = None) -> None:
+    """Add the repeatable ``--family-option FAMILY.KEY=VALUE`` (read with :func:`parse_family_options`)."""
+    parser.add_argument("--family-option", action="append", default=[], metavar="FAMILY.KEY=VALUE", help=help)
+
+
+def _positive(name: str, value: Optional[float], integer: bool = False) -> None:
+    if value is not None and not value > 0:
+        raise UsageError(f"{name} must be {'a positive integer' if integer else '> 0'}, got {value}")
+
+
+def _validate_splits(text: Optional[str]) -> None:
+    """Raise :class:`UsageError` when ``--splits`` names a split that is not in :data:`~causalarena.family.SPLITS`."""
+    from ..family import SPLITS
+
+    unknown = [sp for sp in (_csv(text) or []) if sp not in SPLITS]
+    if unknown:
+        raise UsageError(f"--splits: unknown split(s) {unknown}; expected {list(SPLITS)}")
+
+
+def _validate_metrics(text: Optional[str], registry) -> None:
+    unknown = [m for m in (_csv(text) or []) if m not in registry.metrics]
+    if unknown:
+        raise UsageError(f"--metrics: unknown metric(s) {unknown}; installed: {sorted(registry.metrics)}")
+
+
+def _results_dir(path: str, create: bool) -> Path:
+    results = Path(path)
+    if results.exists() and not results.is_dir():
+        raise UsageError(f"--results {path!r} is a file, not a folder")
+    if create:
+        try:
+            results.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"--results {path!r}: cannot create the folder: {exc.strerror}") from None
+        if not os.access(results, os.W_OK):
+            raise UsageError(f"--results {path!r}: the folder is not writable")
+    return results
+
+
+class _FolderLock:
+    """An exclusive lock on a results folder, so two `arena run`s never compute the same cells.
+
+    POSIX ``flock`` on ``<results>/.arena.lock``; released when the process
+    exits, even on SIGKILL. Without ``fcntl`` (Windows) it does nothing.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / ".arena.lock"
+        self.fh = None
+
+    def __enter__(self) -> "_FolderLock":
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - non-POSIX
+            return self
+        self.fh = open(self.path, "a+")
+        try:
+            fcntl.flock(self.fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self.fh.seek(0)
+            owner = self.fh.read().strip() or "?"
+            self.fh.close()
+            raise UsageError(f"another `arena run` (pid {owner}) is using {self.path.parent}; "
+                             "wait for it or use another --results folder") from None
+        self.fh.seek(0)
+        self.fh.truncate()
+        self.fh.write(str(os.getpid()))
+        self.fh.flush()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.fh is not None:
+            self.fh.close()
+
+
+#: the attribute of the parsed arguments under which the frame passes its registry
+REGISTRY_ATTR = "arena_registry"
+
+
+def _registry(args: Optional[argparse.Namespace] = None, strict: bool = False):
+    """The registry a command works with.
+
+    The frame's (``args.arena_registry``, built once per invocation, or the one a
+    test passed to :func:`causalarena.cli.main`) unless ``strict`` asks for a
+    fresh strict build (``--strict``: an entry point that does not import raises).
+    """
+    registry = getattr(args, REGISTRY_ATTR, None)
+    if registry is not None and not strict:
+        return registry
+    from ..plugins import get_registry
+
+    return get_registry(strict=strict or None)
+
+
+def _family_object(registry, name: str, options: Dict[str, Any]):
+    info = registry.family(name)
+    try:
+        return info.load()(**options)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"family {name!r} ({info.distribution}): bad option: {exc}") from None
+
+
+def _select(table: Dict[str, Any], wanted: Optional[List[str]], what: str) -> List[Any]:
+    if wanted is None:
+        return list(table.values())
+    unknown = [w for w in wanted if w not in table]
+    if unknown:
+        hint = ""
+        if what.startswith("method"):
+            hint = ("; a method built only in a sandbox is listed while its environment exists "
+                    "(`arena sandbox list`; rebuild with `arena sandbox build PLUGIN`)")
+        raise UsageError(f"unknown {what} {unknown}; installed: {sorted(table)}{hint}")
+    return [table[w] for w in wanted]
+
+
+def _print_errors(registry, console) -> None:
+    for err in registry.errors:
+        console.print(f"[red]plugin error[/red]: entry point {err.name!r} of {err.distribution} "
+                      f"{err.version} failed to load: {err.error}")
+
+
+def _family_instances(registry, families: List[Any], options: Dict[str, Dict[str, Any]],
+                      scm_ids: Optional[List[str]]) -> List[Tuple[Any, Any]]:
+    """``(family object, instance)`` for every selected instance, families in order.
+
+    With ``scm_ids`` each family contributes what :meth:`Family.select
+    <causalarena.family.Family.select>` finds; with one family selected, an id
+    it does not have is asked of :meth:`~causalarena.family.Family.instance`
+    so a malformed id fails with the family's own message.
+
+    Raises:
+        UsageError: a family cannot be listed (a bad user table, a missing
+            file, a malformed id), or no selected family has an id.
+    """
+    out = []
+    unmatched = set(scm_ids or ())
+    for info in families:
+        fam = _family_object(registry, info.name, options.get(info.name, {}))
+        try:
+            insts = fam.select(scm_ids) if scm_ids else fam.instances()
+            found = {i.scm_id for i in insts}
+            if scm_ids and len(families) == 1:
+                for sid in scm_ids:
+                    if sid not in found:
+                        try:
+                            fam.instance(sid)  # a malformed id raises its real ValueError here
+                        except KeyError:
+                            pass  # not an id of this family: reported below
+            unmatched.difference_update(found)
+        except (ValueError, OSError) as exc:  # a bad user table, a missing file, a malformed id
+            raise UsageError(f"family {info.name!r}: {exc}") from None
+        out.extend((fam, inst) for inst in insts)
+    if scm_ids and unmatched:
+        raise UsageError(f"--scm: no selected family has instance(s) {sorted(unmatched)}")
+    return out
+
+
+def _apply_fresh(args, registry, families, options) -> None:
+    """``--fresh ROUND``: pass ``fresh=ROUND`` to the selected families that draw fresh rounds
+    (:attr:`Family.takes_fresh <causalarena.family.Family.takes_fresh>`); the others are dropped."""
+    if getattr(args, "fresh", None) is None:
+        return
+    _positive("--fresh", args.fresh, integer=True)
+    takers = [info.name for info in families if info.load().takes_fresh]
+    if not takers:
+        raise UsageError(f"--fresh: none of the selected families {[f.name for f in families]} draws fresh rounds")
+    for name in takers:
+        options.setdefault(name, {})["fresh"] = int(args.fresh)
+    families[:] = [f for f in families if f.name in takers]
+
+
+def _write_report_files(write_report, runs, results, metrics, console) -> Dict[str, Path]:
+    """``write_report``, printing its ReportWarnings (a file left out) instead of hiding them."""
+    import warnings
+
+    from rich.markup import escape
+
+    from ..report import ReportWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ReportWarning)
+        paths = write_report(runs, results, metrics=metrics)
+    for w in caught:
+        if issubclass(w.category, ReportWarning):
+            console.print(f"[yellow]warning[/yellow]: {escape(str(w.message))}")
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return paths

@@ -1,0 +1,70 @@
+"""``arena export``: datasets (Parquet), specs (JSON), adjacency (CSV), audit records.
+
+Layout and formats: :mod:`causalarena.export`. Each instance's ``audit.json``
+comes from its own family's audit (:meth:`Family.audit
+<causalarena.family.Family.audit>`); a family without one writes none
+(``audit_passed: null`` in ``release.json``). Exit code 1 when an audit failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ._common import (UsageError, _apply_fresh, _console, _csv, _family_instances, _positive, _registry, _select,
+                      _validate_splits, add_family_option, parse_family_options)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``arena export``."""
+    sp = parser
+    sp.add_argument("--family", help="comma list (default: all)")
+    sp.add_argument("--scm", help="comma list of instance ids")
+    sp.add_argument("--splits", help="comma list")
+    sp.add_argument("--replicates", type=int, help="replicates per split")
+    sp.add_argument("--raw", action="store_true", help="export raw (unstandardised) data")
+    sp.add_argument("--out", default="arena-export")
+    sp.add_argument("--fresh", type=int, metavar="ROUND", help="export fresh round ROUND (needs the operator key)")
+    sp.add_argument("--no-audit", action="store_true", help="skip the audit records (audit.json)")
+    add_family_option(sp)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Export the selected instances to ``--out`` with ``release.json``; 1 when an audit failed, else 0.
+
+    Raises:
+        UsageError: a bad value or an empty selection.
+    """
+    from ..export import export_instance, write_release_manifest
+
+    registry = _registry(args)
+    _positive("--replicates", args.replicates, integer=True)
+    _validate_splits(args.splits)
+    families = _select(registry.families, _csv(args.family), "family(ies)")
+    options = parse_family_options(args.family_option)
+    _apply_fresh(args, registry, families, options)
+    pairs = _family_instances(registry, families, options, _csv(args.scm))
+    instances = [inst for _, inst in pairs]
+    if not instances:
+        raise UsageError("nothing to export (check --family and --scm)")
+    if args.splits:
+        missing = [f"{i.family}/{i.scm_id}" for i in instances if not set(_csv(args.splits)) & set(i.splits)]
+        if missing:
+            raise UsageError(f"--splits {args.splits}: not provided by {missing} (e.g. real tables are obs only)")
+    written = 0
+    for fam, inst in pairs:
+        written += len(export_instance(inst, args.out, splits=_csv(args.splits),
+                                       replicates=(list(range(args.replicates))
+                                                   if args.replicates is not None else None),
+                                       standardise=not args.raw, audit=not args.no_audit, family=fam))
+    manifest = write_release_manifest(
+        args.out, instances, command="arena " + " ".join(sys.argv[1:]),
+        settings={"standardised": not args.raw, "splits": _csv(args.splits) or "all the instance provides",
+                  "replicates": args.replicates or "all the instance provides",
+                  "columns": "one float64 column per variable, mask__<var> (bool, True where an intervention set "
+                             "the entry), regime (int64: -1 observational, else the row's first target index)"})
+    failed = [e["scm_id"] for e in json.loads(manifest.read_text())["instances"] if e["audit_passed"] is False]
+    _console().print(f"exported {len(instances)} instances ({written + 1} files) to {args.out}/"
+                     + (f"; [red]audit failed for {failed[:10]}[/red]" if failed else ""))
+    return 1 if failed else 0

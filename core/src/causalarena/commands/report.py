@@ -1,0 +1,73 @@
+"""``arena report [--results DIR]``: the leaderboard of a results folder.
+
+Reads the store read-only, prints the leaderboard and writes the report files
+(:func:`causalarena.report.write_report`); ``--runtime`` instead fits load vs
+per-graph time (paper §5.5, Table 5) and writes ``runtime.csv``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ._common import (DEFAULT_RESULTS, STORE_NAME, UsageError, _console, _csv, _registry, _results_dir,
+                      _validate_metrics, _write_report_files)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``arena report``."""
+    parser.add_argument("--results", default=DEFAULT_RESULTS)
+    parser.add_argument("--metrics", help="metrics in leaderboard cells (default f1,shd)")
+    parser.add_argument("--runtime", action="store_true",
+                        help="instead: fit load vs per-graph time T(k) = T_fixed + k*T_graph per method and d "
+                             "(paper 5.5, Table 5) and write runtime.csv")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the leaderboard of ``--results`` and write its files; 0 (also when the folder is read-only).
+
+    Raises:
+        UsageError: no store, an empty store, or an unknown metric.
+    """
+    from ..report import print_report, write_report
+    from ..store import Store
+
+    results = _results_dir(args.results, create=False)
+    path = results / STORE_NAME
+    if not path.exists():
+        raise UsageError(f"no result store at {path}; run `arena run --results {args.results}` first")
+    _validate_metrics(args.metrics, _registry(args))
+    with Store(str(path), readonly=True) as store:
+        runs = store.runs_frame()
+    if len(runs) == 0:
+        raise UsageError(f"{path} holds no runs yet")
+    console = _console()
+    if args.runtime:
+        return _report_runtime(runs, results, console)
+    metrics = tuple(_csv(args.metrics) or ("f1", "shd"))
+    print_report(runs, console=console, metrics=metrics)
+    try:
+        paths = _write_report_files(write_report, runs, results, metrics, console)
+    except OSError as exc:
+        console.print(f"[yellow]report files not written[/yellow] ({exc.strerror}: {exc.filename}); "
+                      "the leaderboard above is complete")
+        return 0
+    console.print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
+def _report_runtime(runs, results, console) -> int:
+    """`arena report --runtime`: load vs per-graph time (§5.5, Table 5), runtime.csv."""
+    from ..report import print_runtime, runtime_table, write_runtime
+
+    try:
+        table = runtime_table(runs)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    print_runtime(table, console=console)
+    try:
+        path = write_runtime(table, results)
+    except OSError as exc:
+        console.print(f"[yellow]runtime.csv not written[/yellow] ({exc.strerror}: {exc.filename})")
+        return 0
+    console.print(f"wrote {path}")
+    return 0

@@ -1,0 +1,260 @@
+"""``arena run``: run the grid (resumes), print and write the leaderboard.
+
+Methods × instances × splits × replicates become cells
+(:func:`causalarena.runner.make_cells`); cells already stored in
+``--results`` are skipped, so rerunning the same command resumes. ``--suite``
+runs one of a family's named studies (:attr:`Family.suites
+<causalarena.family.Family.suites>`), one grid per (protocol, n).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any, Dict
+
+from ..records import STATUSES
+from ._common import (DEFAULT_RESULTS, STORE_NAME, UsageError, _apply_fresh, _console, _csv, _family_instances,
+                      _FolderLock, _positive, _print_errors, _registry, _results_dir, _select, _validate_metrics,
+                      _validate_splits, _write_report_files, add_family_option, parse_family_options)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``arena run``."""
+    sp = parser
+    sp.add_argument("--methods", help="comma list (default: every installed method)")
+    sp.add_argument("--families", help="comma list (default: every installed family)")
+    sp.add_argument("--scm", help="comma list of instance ids to keep")
+    sp.add_argument("--splits", help="comma list of obs, obs_int (default: both)")
+    sp.add_argument("--replicates", type=int, help="replicates per split (default: the family's, 5 for SCMs)")
+    add_family_option(sp, help="family option, e.g. synthetic.per_cell=3 or real.tables=data.csv=edges.csv")
+    sp.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 1)), help="parallel workers")
+    sp.add_argument("--budget", type=float, default=600.0, help="wall-clock seconds per run (default 600)")
+    sp.add_argument("--memory-mb", type=float, default=6144.0, help="memory cap per worker (default 6144)")
+    sp.add_argument("--raw", action="store_true", help="do not standardise inputs (varsortability study)")
+    sp.add_argument("--protocol", default="default", help="intervention protocol of obs+int")
+    sp.add_argument("--suite", help="run a family's named suite (e.g. sample-size, intervention-protocols)")
+    sp.add_argument("--fresh", type=int, metavar="ROUND",
+                    help="draw fresh round ROUND of never-released configurations (needs the operator key)")
+    sp.add_argument("--n", type=int, help="rows per dataset (sample-size studies)")
+    sp.add_argument("--python", default=sys.executable, help="interpreter that runs the workers")
+    sp.add_argument("--isolation", default="auto",
+                    help="where method workers run: auto (own environment only for plugins whose requirements "
+                         "this environment does not satisfy), none, venv, docker (default auto)")
+    sp.add_argument("--results", default=DEFAULT_RESULTS, help=f"results folder (default {DEFAULT_RESULTS})")
+    sp.add_argument("--metrics", help="metrics in leaderboard cells (default f1,shd)")
+    sp.add_argument("--retry", help="stored statuses to run again, e.g. timeout,failed")
+    sp.add_argument("--no-progress", action="store_true")
+    sp.add_argument("--strict", action="store_true", help="fail when a plugin does not import")
+
+
+def _check_isolation(isolation: str, registry) -> None:
+    """Raise :class:`UsageError` when ``--isolation`` is neither a built-in choice nor an installed backend."""
+    from ..isolation import ISOLATION_CHOICES
+
+    known = sorted(set(ISOLATION_CHOICES) | set(registry.isolation_backends))
+    if isolation not in known:
+        raise UsageError(f"--isolation {isolation!r}: expected one of {known}"
+                         + ("" if registry.isolation_backends else " (pip install arena-sandbox for venv, docker)"))
+
+
+def _validate_run_args(args, registry) -> None:
+    """Reject bad values before anything runs (they would otherwise be stored as method failures)."""
+    _positive("--jobs", args.jobs, integer=True)
+    _positive("--budget", args.budget)
+    _positive("--memory-mb", args.memory_mb)
+    _positive("--n", args.n, integer=True)
+    _positive("--replicates", args.replicates, integer=True)
+    _validate_splits(args.splits)
+    if args.protocol not in registry.interventions:
+        raise UsageError(f"--protocol {args.protocol!r} is not installed; installed: {sorted(registry.interventions)}")
+    _validate_metrics(args.metrics, registry)
+    import shutil
+
+    python = shutil.which(args.python) or args.python
+    if not (os.path.isfile(python) and os.access(python, os.X_OK)):
+        raise UsageError(f"--python {args.python!r} is not an executable interpreter")
+    _check_isolation(args.isolation, registry)
+    bad = [s for s in (_csv(args.retry) or []) if s not in STATUSES]
+    if bad:
+        raise UsageError(f"--retry: unknown status(es) {bad}; expected some of {list(STATUSES)}")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the selected grid into ``--results`` and print its leaderboard; 0 (failed cells are stored, not fatal).
+
+    Raises:
+        UsageError: a bad value, an empty selection, or the folder is in use by another run.
+    """
+    from ..report import print_report, write_report
+    from ..runner import grid_keys, make_cells, run_grid
+    from ..store import Store
+
+    registry = _registry(args, args.strict)
+    console = _console()
+    _print_errors(registry, console)
+    _validate_run_args(args, registry)
+    methods = _select(registry.methods, _csv(args.methods), "method(s)")
+    families = _select(registry.families, _csv(args.families), "family(ies)")
+    if not methods:
+        raise UsageError("no method installed: pip install a plugin, e.g. plugins/pc")
+    if not families:
+        raise UsageError("no family installed: pip install a family, e.g. families/synthetic")
+    options = parse_family_options(args.family_option)
+    for fam_name in options:
+        if fam_name not in registry.families:
+            raise UsageError(f"--family-option for unknown family {fam_name!r}; installed: {sorted(registry.families)}")
+    suite = None
+    grids = [(args.protocol, args.n)]
+    splits = _csv(args.splits)
+    if args.suite:
+        suite = _find_suite(registry, args.suite)
+        if args.families or args.protocol != "default" or args.n is not None:
+            raise UsageError("--suite sets the family, protocols and sample sizes; "
+                             "drop --families/--protocol/--n (narrow it with --family-option, --scm, --replicates)")
+        families = [registry.family(suite.family)]
+        options[suite.family] = {**suite.family_options, **options.get(suite.family, {})}
+        grids = [(p, n) for p in suite.protocols for n in suite.n_values]
+        unknown = [p for p, _ in grids if p not in registry.interventions]
+        if unknown:
+            raise UsageError(f"suite {suite.name!r} needs intervention protocol(s) {unknown}; "
+                             f"installed: {sorted(registry.interventions)}")
+        splits = splits or list(suite.splits)
+    _apply_fresh(args, registry, families, options)
+    instances = [inst for _, inst in _family_instances(registry, families, options, _csv(args.scm))]
+    replicates = list(range(args.replicates)) if args.replicates is not None else None
+    if args.replicates is not None and instances:
+        most = max(i.n_replicates for i in instances)
+        if args.replicates > most:
+            raise UsageError(f"--replicates {args.replicates}: the selected instances provide at most {most} "
+                             "(set synthetic.n_replicates to draw more)")
+    cells = make_cells(instances, methods, splits=splits, replicates=replicates)
+    if not cells:
+        raise UsageError("the selection gives no cells (check --splits, --scm, --replicates)")
+    results = _results_dir(args.results, create=True)
+    what = f"suite {suite.name!r}: {len(grids)} grids × " if suite else ""
+    console.print(f"[bold]CausalArena[/bold]: {what}{len(methods)} methods × {len(instances)} instances "
+                  f"→ {len(cells) * len(grids)} cells; results in {results}/ (rerun the same command to resume)")
+    # one BLAS/OpenMP thread budget per worker, so N workers do not oversubscribe the cores
+    threads = str(max(1, (os.cpu_count() or 1) // max(1, args.jobs)))
+    worker_env = {var: os.environ.get(var, threads)
+                  for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    counts: Dict[str, int] = {}
+    skipped = 0
+    elapsed = 0.0
+    keys: set = set()
+    launcher = _isolation_launcher(args, registry, methods, console, python=args.python)
+    with _FolderLock(results), Store(str(results / STORE_NAME)) as store:
+        for protocol, n in grids:
+            if len(grids) > 1:
+                console.print(f"grid: protocol={protocol}" + (f", n={n}" if n else ""))
+            grid_cells = cells
+            summary = run_grid(
+                grid_cells, registry, store, jobs=args.jobs, budget_s=args.budget, memory_mb=args.memory_mb,
+                env=worker_env,
+                python=args.python, standardise=not args.raw, protocol=protocol, n=n,
+                progress=not args.no_progress, cache_dir=str(results / "datasets"),
+                retry_statuses=tuple(_csv(args.retry) or ()), suite=suite.name if suite else None,
+                launcher=launcher,
+            )
+            for k, v in summary.counts.items():
+                counts[k] = counts.get(k, 0) + v
+            skipped += summary.skipped
+            elapsed += summary.elapsed_seconds
+            keys |= set(grid_keys(grid_cells, standardise=not args.raw, protocol=protocol, n=n))
+        runs = store.runs_frame()
+    done = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
+    console.print(f"this invocation: {done}; skipped {skipped} already stored; {elapsed:.1f} s")
+    metrics = tuple(_csv(args.metrics) or ("f1", "shd"))
+    print_report(_only_keys(runs, keys), console=console, metrics=metrics)
+    # the files describe the whole folder (every grid run into it), as `arena report` does
+    paths = _write_report_files(write_report, runs, results, metrics, console)
+    console.print("wrote " + ", ".join(str(p) for p in paths.values()) + " (every run stored in this folder)")
+    return 0
+
+
+
+def _find_suite(registry, name: str):
+    """The suite ``name`` among the installed families' ``suites``."""
+    found = {}
+    for info in registry.families.values():
+        try:
+            cls = info.load()
+        except Exception:  # noqa: BLE001 - a broken family cannot offer suites
+            continue
+        for suite in cls.suites:
+            found[suite.name] = suite
+    if name not in found:
+        raise UsageError(f"--suite {name!r} is not offered by an installed family; available: {sorted(found)}")
+    return found[name]
+
+
+
+def _only_keys(runs, keys):
+    """The rows of this grid (other grids in the same store are left to `arena report`)."""
+    if runs is None or len(runs) == 0:
+        return runs
+    from ..store import KEY_COLUMNS
+
+    mask = [tuple(row) in keys for row in runs[list(KEY_COLUMNS)].itertuples(index=False, name=None)]
+    return runs[mask].reset_index(drop=True)
+
+
+def _isolation_launcher(args, registry, methods, console, python: str):
+    """``method -> WorkerLaunch`` for ``--isolation`` (see :mod:`causalarena.isolation`).
+
+    Chooses a backend per method, prints the choice, and prepares (builds)
+    each isolated environment once before the grid; a method whose backend
+    cannot serve it gets an :class:`IsolationError` that the runner records
+    as ``env_error`` in every cell of that method.
+    """
+    from ..isolation import IsolationError, choose_backend, local_launch
+
+    isolation = args.isolation
+    _check_isolation(isolation, registry)
+    backends = {}
+    for name, rec in registry.isolation_backends.items():
+        try:
+            backends[name] = rec.load()()
+        except Exception as exc:  # noqa: BLE001 - a broken backend is reported, others still work
+            console.print(f"[yellow]isolation backend {name!r} ({rec.distribution}) failed to load: {exc}[/yellow]")
+    plan: Dict[str, Any] = {}
+    for m in methods:
+        try:
+            backend, why = choose_backend(m, isolation, backends)
+        except IsolationError as exc:
+            plan[m.name] = exc
+            console.print(f"  {m.name}: [red]env_error[/red] {exc}")
+            continue
+        if backend == "none":
+            plan[m.name] = None
+            if isolation != "auto" or len(methods) <= 12:
+                console.print(f"  {m.name}: this environment ({why})", highlight=False)
+            continue
+        impl = backends[backend]
+        reason = impl.available()
+        if reason:
+            plan[m.name] = IsolationError(f"method {m.name!r} needs the {backend} backend ({why}), "
+                                          f"which cannot run here: {reason}")
+            console.print(f"  {m.name}: [red]env_error[/red] {plan[m.name]}")
+            continue
+        console.print(f"  {m.name}: {backend} ({why})", highlight=False)
+        try:
+            impl.prepare(m, log=lambda text: console.print(f"    {text}", highlight=False))
+            plan[m.name] = impl
+        except IsolationError as exc:
+            plan[m.name] = exc
+            console.print(f"  {m.name}: [red]env_error[/red] {exc}")
+
+    cache_dir = str(_results_dir(args.results, create=True) / "datasets")
+
+    def launcher(m):
+        target = plan.get(m.name)
+        if target is None:
+            return local_launch(python)
+        if isinstance(target, IsolationError):
+            raise target
+        return target.launch(m, cache_dir=cache_dir, memory_mb=args.memory_mb)
+
+    return launcher
