@@ -105,3 +105,154 @@ def test_older_store_gains_new_columns_and_keeps_rows(tmp_path):
     assert len(frame) == 2
     assert frame.set_index("scm_id").loc["s2", "suite"] == "sample-size"
     assert frame.set_index("scm_id").loc["s2", "factors"] == '{"graph": "er"}'
+
+
+# -- the typed run record and stores written before it -----------------------------------------
+
+#: the ``runs`` table exactly as the store of 55ec368 (before RunRecord) created it
+PRE_REFACTOR_SCHEMA = """CREATE TABLE runs (
+  family TEXT NOT NULL,
+  scm_id TEXT NOT NULL,
+  split TEXT NOT NULL,
+  replicate INTEGER NOT NULL,
+  method TEXT NOT NULL,
+  config_hash TEXT NOT NULL,
+  status TEXT NOT NULL,
+  wall_seconds REAL,
+  fit_seconds REAL,
+  load_seconds REAL,
+  peak_rss_mb REAL,
+  error TEXT,
+  traceback TEXT,
+  flags TEXT,
+  metrics TEXT,
+  params TEXT,
+  output_kind TEXT,
+  n INTEGER,
+  d INTEGER,
+  seed INTEGER,
+  standardise INTEGER,
+  protocol TEXT,
+  python TEXT,
+  method_version TEXT,
+  started_at TEXT,
+  finished_at TEXT,
+  n_override INTEGER,
+  suite TEXT,
+  varsortability REAL,
+  r2_sortability REAL,
+  factors TEXT,
+  start_seconds REAL,
+  worker_id TEXT,
+  worker_seq INTEGER,
+  isolation TEXT,
+  PRIMARY KEY (family, scm_id, split, replicate, method, config_hash))"""
+
+
+def test_run_record_has_every_store_column_in_order_and_documents_it():
+    from causalarena.runs import RunRecord
+    from causalarena.store import COLUMNS
+
+    assert RunRecord.columns() == tuple(COLUMNS)
+    assert tuple(COLUMNS)[:6] == KEY_COLUMNS
+    doc = RunRecord.__doc__
+    undocumented = [c for c in COLUMNS if f"{c}:" not in doc and f"{c}," not in doc]
+    assert undocumented == []
+    assert "MiB" in doc and "seconds" in doc
+
+
+def test_run_record_converts_and_refuses():
+    from causalarena.records import Status
+    from causalarena.runs import RunRecord
+
+    rec = RunRecord(family="f", scm_id="s", split="obs", replicate=0, method="pc", config_hash="h")
+    assert rec.status is None and rec.flags == [] and rec.metrics == {} and rec.key == ("f", "s", "obs", 0, "pc", "h")
+    rec.status = "env_error"
+    assert rec.status is Status.ENV_ERROR
+    with pytest.raises(ValueError, match="status 'crashed' not in"):
+        rec.status = "crashed"
+    with pytest.raises(AttributeError):
+        rec.colour = "red"  # slots: a misspelt column is an error, not a silent new key
+    rec.flags += ["a"]
+    rec.flags.append("b")
+    assert rec.flags == ["a", "b"]
+    row = rec.as_row()
+    assert row["status"] == "env_error" and type(row["status"]) is str
+    assert row["flags"] == '["a", "b"]' and row["metrics"] == "{}" and row["standardise"] is None
+    back = RunRecord.from_row({**row, "standardise": 1})
+    assert back.flags == ["a", "b"] and back.standardise is True and back.status is Status.ENV_ERROR
+    st_missing = RunRecord(family="f", scm_id="s", split="obs", replicate=0, method="pc", config_hash="h")
+    with Store(":memory:") as st:
+        with pytest.raises(KeyError, match="lacks \\['status'\\]"):
+            st.record(st_missing)
+        assert st.rows() == []
+
+
+def _old_row(key, status, **kw):
+    """A row as the pre-refactor runner wrote it: JSON text columns, standardise 0/1."""
+    import json
+
+    row = dict(zip(KEY_COLUMNS, key), status=status, flags=json.dumps(kw.pop("flags", [])),
+               metrics=json.dumps(kw.pop("metrics", {}), sort_keys=True), params="{}", standardise=1,
+               protocol="default", factors='{"graph": "chain"}', output_kind="dag",
+               started_at="2025-01-01T00:00:00.000+00:00", finished_at="2025-01-01T00:00:01.000+00:00")
+    row.update(kw)
+    return row
+
+
+def test_a_store_with_the_pre_refactor_schema_opens_and_resumes(tmp_path):
+    from fault_methods import TESTS_DIR, ChainInstance, info
+
+    from causalarena.plugins import get_registry
+    from causalarena.records import Status
+    from causalarena.report import leaderboard_numeric
+    from causalarena.runner import make_cells, run_grid
+    from causalarena.runs import RunRecord
+
+    inst = ChainInstance("chain-old", splits=("obs",), n_replicates=2)
+    cells = make_cells([inst], [info("chain", "Chain"), info("needs_r", "NeedsR")])
+    # keys of the new code = keys of the old code (config_hash is unchanged): rep 0 of both methods stored
+    from causalarena.runner import grid_keys
+
+    keys = dict(zip([(c.method.name, c.replicate) for c in cells], grid_keys(cells)))
+    path = str(tmp_path / "old.sqlite")
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute(PRE_REFACTOR_SCHEMA)
+    for row in (_old_row(keys[("chain", 0)], "ok", metrics={"shd": 0.0, "f1": 1.0}, flags=["x"], n=200, d=3,
+                         seed=7, wall_seconds=0.5, worker_id="abc", worker_seq=1, isolation="none"),
+                _old_row(keys[("needs_r", 0)], "env_error", error="R package 'pcalg' is not installed")):
+        names = list(row)
+        con.execute(f"INSERT INTO runs ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})",
+                    [row[k] for k in names])
+    con.commit()
+    con.close()
+
+    with Store(path, readonly=True) as ro:
+        [ok, env] = sorted(ro.records(), key=lambda r: r.method)
+    assert isinstance(ok, RunRecord) and ok.status is Status.OK and env.status is Status.ENV_ERROR
+    assert ok.metrics == {"shd": 0.0, "f1": 1.0} and ok.flags == ["x"] and ok.standardise is True
+    assert ok.factors == {"graph": "chain"} and ok.worker_seq == 1 and env.error.startswith("R package")
+
+    with Store(path) as st:
+        assert st.done_keys() == {keys[("chain", 0)], keys[("needs_r", 0)]}
+        summary = run_grid(cells, get_registry(), st, env={"PYTHONPATH": TESTS_DIR}, progress=False)
+        assert summary.skipped == 2 and summary.counts == {"ok": 1, "env_error": 1}
+        assert summary.failures == 1
+        rows = {(r["method"], r["replicate"]): r for r in st.rows()}
+        # the stored rows are untouched (not rerun), the new ones written in the same table
+        assert rows[("chain", 0)]["finished_at"] == "2025-01-01T00:00:01.000+00:00"
+        assert rows[("chain", 0)]["metrics"] == {"shd": 0.0, "f1": 1.0}
+        assert rows[("chain", 1)]["status"] == "ok" and rows[("chain", 1)]["metrics"]["shd"] == 0.0
+        assert rows[("needs_r", 1)]["status"] == "env_error"
+        frame = st.runs_frame()
+        again = run_grid(cells, get_registry(), st, env={"PYTHONPATH": TESTS_DIR}, progress=False)
+        assert again.skipped == 4 and again.counts == {}
+    board = leaderboard_numeric(frame)
+    cells_ = {r["method"]: r for r in board[board["column"] != "Avg"].to_dict("records")}
+    assert cells_["chain"]["n_ok"] == 2 and cells_["chain"]["f1_mean"] == 1.0 and cells_["chain"]["shd_mean"] == 0.0
+    assert cells_["needs_r"]["n_failed"] == 2 and cells_["needs_r"]["n_ok"] == 0
+    # the schema is still the one it was written with: same columns, nothing added, no column renamed
+    con = sqlite3.connect(path)
+    assert con.execute("SELECT sql FROM sqlite_master WHERE name = 'runs'").fetchone()[0] == PRE_REFACTOR_SCHEMA
+    con.close()

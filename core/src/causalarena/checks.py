@@ -1,10 +1,14 @@
 """Input checks before a run and output checks after it.
 
 :func:`check_input` refuses tables a method cannot handle *before* a worker
-is launched (status ``invalid_input``) and flags suspicious ones; the cases are
-I1–I6 and I12 of ``shared/cases/README.md``. :func:`check_output` validates a
-method's :class:`~causalarena.data.Prediction` (status ``invalid_output``) and
-flags degenerate graphs; cases I7–I9 and M6.
+is launched (status :attr:`Status.INVALID_INPUT <causalarena.records.Status.INVALID_INPUT>`,
+``invalid_input``) and flags suspicious ones; the cases are I1–I6 and I12 of
+``shared/cases/README.md``. :func:`check_output` validates a method's
+:class:`~causalarena.data.Prediction` (status
+:attr:`Status.INVALID_OUTPUT <causalarena.records.Status.INVALID_OUTPUT>`,
+``invalid_output``) and flags degenerate graphs; cases I7–I9 and M6. The
+runner (:mod:`causalarena.runner`) sets those statuses; this module returns
+only problems and flags.
 
 Both return a result with ``problems`` (refuse: the run is recorded with the
 status and the joined message) and ``warnings`` / ``flags`` (stored in the

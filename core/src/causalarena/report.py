@@ -16,7 +16,8 @@ separately over repeated runs, yielding one score per metric per unit"; Table
    (App. B.1: a method without intervention support is *missing* on obs+int,
    not failed);
 4. every other non-ok status (failed, timeout, oom, invalid_input,
-   invalid_output) is a failure: counted per cell and shown as ``⚠k``
+   invalid_output, env_error: :data:`FAILURE_STATUSES`, from
+   :mod:`causalarena.records`) is a failure: counted per cell and shown as ``⚠k``
    together with ``(ok/total ok)``, the means being over successes only
    (case I10);
 5. "Avg" carries the method's total failure count (a cell where every run
@@ -40,6 +41,8 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
+from .records import FAILURE_STATUSES, STATUSES, Status
+
 __all__ = [
     "RUN_COLUMNS",
     "STATUSES",
@@ -60,9 +63,7 @@ __all__ = [
 
 RUN_COLUMNS = ("family", "scm_id", "split", "replicate", "method", "status",
                "wall_seconds", "fit_seconds", "error")
-STATUSES = ("ok", "failed", "timeout", "oom", "invalid_input", "invalid_output", "unsupported",
-            "env_error")
-FAILURE_STATUSES = tuple(s for s in STATUSES if s not in ("ok", "unsupported"))
+# STATUSES and FAILURE_STATUSES are causalarena.records' (re-exported: `arena run --retry` reads them here)
 
 SPLIT_LABELS = {"obs": "obs", "obs_int": "obs+int"}
 FAMILY_ORDER = ("synthetic", "semantic", "formula", "real")
@@ -134,7 +135,7 @@ def _check_runs(runs: pd.DataFrame, metrics: Sequence[str]) -> None:
     if missing:
         raise ValueError(f"runs is missing column(s) {missing}; has {list(runs.columns)}")
     missing_metrics = [m for m in metrics if m not in runs.columns]
-    if missing_metrics and (runs["status"].astype(str) == "ok").any():
+    if missing_metrics and (runs["status"].astype(str) == Status.OK.value).any():
         raise ValueError(f"runs has no metric column(s) {missing_metrics}")
     unknown = sorted(set(runs["status"].astype(str)) - set(STATUSES))
     if unknown:
@@ -162,12 +163,12 @@ def _label(family: str, split: str) -> str:
 
 def _cell_stats(cell: pd.DataFrame, metrics: Sequence[str]) -> Dict[str, Any]:
     status = cell["status"].astype(str)
-    n_ok = int((status == "ok").sum())
-    n_unsupported = int((status == "unsupported").sum())
+    n_ok = int((status == Status.OK.value).sum())
+    n_unsupported = int((status == Status.UNSUPPORTED.value).sum())
     n_failed = int(status.isin(FAILURE_STATUSES).sum())
     out: Dict[str, Any] = {"n_runs": int(len(cell)), "n_ok": n_ok, "n_failed": n_failed,
                            "n_unsupported": n_unsupported}
-    ok = cell[status == "ok"]
+    ok = cell[status == Status.OK.value]
     per_scm = ok.groupby("scm_id", sort=True)[list(metrics)].mean() if n_ok else None
     out["n_scm"] = 0 if per_scm is None else int(len(per_scm))
     for m in metrics:
@@ -590,8 +591,8 @@ def _runtime_points(runs: pd.DataFrame, failures: str) -> Tuple[pd.DataFrame, Di
     if missing:
         raise ValueError(f"{_OLD_STORE} (missing column(s) {missing})")
     status = runs["status"].astype(str)
-    ok_with_worker = (status == "ok") & runs["worker_id"].notna()
-    if len(runs) and (status == "ok").any() and not ok_with_worker.any():
+    ok_with_worker = (status == Status.OK.value) & runs["worker_id"].notna()
+    if len(runs) and (status == Status.OK.value).any() and not ok_with_worker.any():
         raise ValueError(f"{_OLD_STORE} (every ok row has worker_id NULL)")
     data = runs.assign(method=_config_labels(runs) if len(runs) else runs["method"], status=status)
     counts: Dict[Tuple[str, int], Dict[str, int]] = {}
@@ -600,7 +601,7 @@ def _runtime_points(runs: pd.DataFrame, failures: str) -> Tuple[pd.DataFrame, Di
         counts.setdefault(key, {"n_excluded": 0, "n_no_worker": 0, "n_no_timing": 0})[what] += n
 
     # ok rows that never reached a worker: say so in their (method, d)
-    orphan = data[(data["status"] == "ok") & data["worker_id"].isna() & data["d"].notna()]
+    orphan = data[(data["status"] == Status.OK.value) & data["worker_id"].isna() & data["d"].notna()]
     for (method, d), g in orphan.groupby(["method", "d"], sort=False):
         count((method, int(d)), "n_no_worker", len(g))
     data = data[data["worker_id"].notna() & data["worker_seq"].notna()].copy()
@@ -610,15 +611,15 @@ def _runtime_points(runs: pd.DataFrame, failures: str) -> Tuple[pd.DataFrame, Di
         keep = []
         for _, g in data.groupby("worker_id", sort=False):
             seq = g["worker_seq"].to_numpy()
-            clean = (g["status"].to_numpy() == "ok") & (seq == np.arange(1, len(g) + 1))
+            clean = (g["status"].to_numpy() == Status.OK.value) & (seq == np.arange(1, len(g) + 1))
             cut = int(np.argmin(clean)) if not clean.all() else len(g)
             keep.append(pd.Series(np.arange(len(g)) < cut, index=g.index))
         mask = pd.concat(keep) if keep else pd.Series(dtype=bool)
         dropped = data[~mask.reindex(data.index, fill_value=False)]
         data = data[mask.reindex(data.index, fill_value=False)]
     else:
-        dropped = data[data["status"] != "ok"]
-        data = data[data["status"] == "ok"]
+        dropped = data[data["status"] != Status.OK.value]
+        data = data[data["status"] == Status.OK.value]
     for (method, d), g in dropped[dropped["d"].notna()].groupby(["method", "d"], sort=False):
         count((method, int(d)), "n_excluded", len(g))
     data = data[data["d"].notna() & data["wall_seconds"].notna()]

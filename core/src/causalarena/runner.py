@@ -18,7 +18,11 @@ For each cell the runner
 7. orients CPDAG/PAG undirected edges with the cell seed
    (:func:`causalarena.metrics.orient_cpdag`, App. B.2) and scores the DAG
    (:func:`causalarena.metrics.compute_metrics`);
-8. writes the run in one transaction (:class:`causalarena.store.Store`).
+8. writes the run (a :class:`causalarena.runs.RunRecord`) in one
+   transaction (:class:`causalarena.store.Store`).
+
+Statuses are :class:`causalarena.records.Status` members; the progress bar
+counts :data:`causalarena.records.FAILURE_STATUSES` as failures.
 
 ``jobs`` threads each drive their own worker process; cells are grouped by
 method so that a worker loads its method once and serves many datasets.
@@ -47,12 +51,14 @@ import numpy as np
 from .checks import check_input, check_output
 from .data import Dataset, Prediction
 from .isolation import IsolationError, WorkerLaunch, local_launch
+from .records import FAILURE_STATUSES, Status
+from .runs import KEY_COLUMNS, RunRecord, to_status
 from .store import Store, config_hash
 
 #: seconds between resident-memory polls of a fitting worker
 MEMORY_POLL_S = 0.1
-#: statuses counted as failures in the progress bar
-FAILURE_STATUSES = ("failed", "timeout", "oom", "invalid_input", "invalid_output")
+#: the statuses a worker's ``fit`` answer may carry; anything else is recorded as ``failed``
+WORKER_FIT_STATUSES = (Status.OK, Status.FAILED, Status.OOM, Status.ENV_ERROR)
 
 
 class Cell(NamedTuple):
@@ -391,8 +397,9 @@ class WorkerHandle:
     def load(self, factory: str, params: Dict[str, Any], timeout_s: Optional[float] = None) -> Dict[str, Any]:
         """Load ``factory(**params)`` in the worker (once); returns the answer.
 
-        A timeout or a death while loading gives ``status = "failed"`` with
-        the reason; the worker is killed in both cases.
+        A timeout or a death while loading gives ``status =``
+        :attr:`Status.FAILED <causalarena.records.Status.FAILED>` with the
+        reason; the worker is killed in both cases.
         """
         key = (factory, json.dumps(params, sort_keys=True, default=str))
         log_start = self._log_size()
@@ -400,13 +407,14 @@ class WorkerHandle:
             resp = self.request({"op": "load", "factory": factory, "params": params}, timeout_s=timeout_s)
         except _Timeout:
             self.kill()
-            return {"status": "failed", "error": f"loading {factory!r} exceeded {timeout_s} s", "load_seconds": timeout_s}
+            return {"status": Status.FAILED, "error": f"loading {factory!r} exceeded {timeout_s} s",
+                    "load_seconds": timeout_s}
         except _Died:
             self.kill()
-            return {"status": "failed", "load_seconds": None,
+            return {"status": Status.FAILED, "load_seconds": None,
                     "error": f"worker died while loading {factory!r} ({_signal_name(self.proc.returncode)}): "
                              f"{self.stderr_tail(log_start)}"}
-        if resp.get("status") == "ok":
+        if resp.get("status") == Status.OK:
             self.loaded = key
             self.load_seconds = resp.get("load_seconds")
         return resp
@@ -415,7 +423,8 @@ class WorkerHandle:
             run_id: str = "") -> Dict[str, Any]:
         """Fit the loaded method on one dataset under a budget and the memory cap.
 
-        Returns a dict with ``status`` (``ok``/``failed``/``oom``/``timeout``),
+        Returns a dict with ``status`` (a :class:`~causalarena.records.Status`:
+        ``ok``/``failed``/``oom``/``timeout``/``env_error``),
         ``wall_seconds`` (request to answer; ``budget_s`` on timeout),
         ``fit_seconds``, ``prediction`` (JSON or None), ``error``,
         ``traceback`` and ``peak_rss_mb``. After ``timeout``/``oom``/death the
@@ -430,13 +439,13 @@ class WorkerHandle:
                                 timeout_s=budget_s, memory_mb=self.memory_mb, peak=peak)
         except _Timeout:
             self.kill()
-            return dict(base, status="timeout", wall_seconds=float(budget_s),
+            return dict(base, status=Status.TIMEOUT, wall_seconds=float(budget_s),
                         peak_rss_mb=peak[0] or None,
                         error=f"exceeded the wall-clock budget of {budget_s:g} s; worker process group killed")
         except _OverMemory as exc:
             wall = time.perf_counter() - t0
             self.kill()
-            return dict(base, status="oom", wall_seconds=wall, peak_rss_mb=exc.rss_mb,
+            return dict(base, status=Status.OOM, wall_seconds=wall, peak_rss_mb=exc.rss_mb,
                         error=f"resident memory {exc.rss_mb:.0f} MB exceeded the cap of "
                               f"{self.memory_mb:g} MB; worker process group killed")
         except _Died:
@@ -456,13 +465,13 @@ class WorkerHandle:
             if rc == -signal.SIGKILL:
                 how += (" (not by the runner, near the memory cap: the kernel OOM killer's signature)" if near_cap
                         else " (not by the runner: by a user, a supervisor or the kernel)")
-            return dict(base, status="oom" if oom else "failed", wall_seconds=wall,
+            return dict(base, status=Status.OOM if oom else Status.FAILED, wall_seconds=wall,
                         peak_rss_mb=peak[0] or None,
                         error=f"worker died during fit ({how})" + (f"; stderr: {tail}" if tail else ""))
         wall = time.perf_counter() - t0
         if resp.get("op") != "fit" or resp.get("id") != run_id:
             self.kill()
-            return dict(base, status="failed", wall_seconds=wall, peak_rss_mb=None,
+            return dict(base, status=Status.FAILED, wall_seconds=wall, peak_rss_mb=None,
                         error=f"worker answered out of protocol: {str(resp)[:300]}")
         out = dict(base)
         out.update({k: resp.get(k) for k in ("status", "fit_seconds", "prediction", "error",
@@ -470,8 +479,7 @@ class WorkerHandle:
         out["wall_seconds"] = wall
         if peak[0] and (out.get("peak_rss_mb") or 0) < peak[0]:
             out["peak_rss_mb"] = peak[0]
-        if out["status"] not in ("ok", "failed", "oom", "env_error"):
-            out["status"] = "failed"
+        out["status"] = Status(out["status"]) if out["status"] in WORKER_FIT_STATUSES else Status.FAILED
         return out
 
 
@@ -562,12 +570,33 @@ def default_scorer(metrics: Mapping[str, Any]) -> Scorer:
 
 
 class GridSummary(NamedTuple):
-    """What :func:`run_grid` did: counts by status, skipped (resumed) cells, seconds."""
+    """What :func:`run_grid` did: counts by status, skipped (resumed) cells, seconds.
+
+    Attributes:
+        counts: status value (``"ok"``, ``"env_error"`` …) → runs of this invocation.
+        skipped: cells already in the store (resumed), not run.
+        total: cells asked for (duplicates included).
+        elapsed_seconds: wall-clock seconds of the invocation.
+    """
 
     counts: Dict[str, int]
     skipped: int
     total: int
     elapsed_seconds: float
+
+    @property
+    def failures(self) -> int:
+        """Runs of this invocation counted as failures (:data:`~causalarena.records.FAILURE_STATUSES`)."""
+        return count_failures(self.counts)
+
+
+def count_failures(counts: Mapping[str, int]) -> int:
+    """The number of failures in status → count ``counts``: the progress bar's and the summary's figure.
+
+    Failures are :data:`causalarena.records.FAILURE_STATUSES` (every status
+    but ``ok`` and ``unsupported``; ``env_error`` included).
+    """
+    return sum(int(v) for k, v in counts.items() if k in FAILURE_STATUSES)
 
 
 def _now() -> str:
@@ -575,14 +604,22 @@ def _now() -> str:
 
 
 class _Progress:
+    """The rich progress bar of a grid: cells done / total, failures, ETA (disabled: counts only)."""
+
     def __init__(self, total: int, enabled: bool) -> None:
         self.enabled = enabled and total > 0
         self.failures = 0
         self._lock = threading.Lock()
         if not self.enabled:
             return
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                   TimeElapsedColumn, TimeRemainingColumn)
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
         self.bar = Progress(TextColumn("[bold]cells"), BarColumn(), MofNCompleteColumn(),
                             TextColumn("failures: {task.fields[failures]}"),
@@ -592,9 +629,9 @@ class _Progress:
         self.bar.start()
 
     def advance(self, status: str) -> None:
+        """One cell finished with ``status``; a failure (:func:`count_failures`) raises the failure count."""
         with self._lock:
-            if status in FAILURE_STATUSES:
-                self.failures += 1
+            self.failures += count_failures({str(status): 1})
             if self.enabled:
                 self.bar.update(self.task, advance=1, failures=self.failures)
 
@@ -653,117 +690,121 @@ class Runner:
         return cell_key(cell, self.standardise, self.protocol, self.n, self._fingerprints)
 
     # -- one cell --------------------------------------------------------------
-    def run_cell(self, cell: Cell, slot: Dict[str, Any]) -> Dict[str, Any]:
-        """Run one cell (reusing the thread's worker in ``slot``) and store it."""
+    def run_cell(self, cell: Cell, slot: Dict[str, Any]) -> RunRecord:
+        """Run one cell (reusing the thread's worker in ``slot``), store it and return its record."""
         m = cell.method
         key = self.key(cell)
-        row: Dict[str, Any] = dict(zip(("family", "scm_id", "split", "replicate", "method", "config_hash"), key))
-        row.update(params=dict(m.params), output_kind=m.output_kind, standardise=self.standardise,
-                   protocol=self.protocol, method_version=getattr(m, "version", "") or None,
-                   n_override=self.n, suite=self.suite, factors=_scalar_factors(cell.instance),
-                   started_at=_now(), flags=[], metrics={})
+        row = RunRecord(**dict(zip(KEY_COLUMNS, key)),
+                        params=dict(m.params), output_kind=m.output_kind, standardise=self.standardise,
+                        protocol=self.protocol, method_version=getattr(m, "version", "") or None,
+                        n_override=self.n, suite=self.suite, factors=_scalar_factors(cell.instance),
+                        started_at=_now(), flags=[], metrics={})
         t0 = time.perf_counter()
         try:
             self._run_cell(cell, slot, row)
         except Exception as exc:  # noqa: BLE001 - a harness error is a recorded status
             import traceback
 
-            row.update(status="failed", error=f"runner error: {type(exc).__name__}: {exc}",
-                       traceback=traceback.format_exc())
-        if row.get("wall_seconds") is None:
-            row["wall_seconds"] = time.perf_counter() - t0
-        row["finished_at"] = _now()
+            row.status = Status.FAILED
+            row.error = f"runner error: {type(exc).__name__}: {exc}"
+            row.traceback = traceback.format_exc()
+        if row.wall_seconds is None:
+            row.wall_seconds = time.perf_counter() - t0
+        row.finished_at = _now()
         self.store.record(row)
         return row
 
-    def _run_cell(self, cell: Cell, slot: Dict[str, Any], row: Dict[str, Any]) -> None:
+    def _run_cell(self, cell: Cell, slot: Dict[str, Any], row: RunRecord) -> None:
         m = cell.method
         if cell.split == "obs_int" and not m.supports_interventions:
-            row.update(status="unsupported", wall_seconds=0.0,
-                       error=f"method {m.name!r} does not support interventions (obs+int split is missing)")
+            row.status, row.wall_seconds = Status.UNSUPPORTED, 0.0
+            row.error = f"method {m.name!r} does not support interventions (obs+int split is missing)"
             return
         try:
             dataset, path = self.cache.get(cell)
         except Exception as exc:  # noqa: BLE001
-            row.update(status="failed", error=f"dataset construction failed: {type(exc).__name__}: {exc}")
+            row.status = Status.FAILED
+            row.error = f"dataset construction failed: {type(exc).__name__}: {exc}"
             return
-        row.update(n=dataset.n, d=dataset.d, seed=dataset.metadata.get("seed"),
-                   varsortability=dataset.metadata.get("varsortability"),
-                   r2_sortability=dataset.metadata.get("r2_sortability"))
+        row.n, row.d, row.seed = dataset.n, dataset.d, dataset.metadata.get("seed")
+        row.varsortability = dataset.metadata.get("varsortability")
+        row.r2_sortability = dataset.metadata.get("r2_sortability")
         chk = check_input(dataset, m)
-        row["flags"] = list(chk.warnings)
+        row.flags = list(chk.warnings)
         if not chk.ok:
-            row.update(status="invalid_input", wall_seconds=0.0, error=chk.message())
+            row.status, row.wall_seconds, row.error = Status.INVALID_INPUT, 0.0, chk.message()
             return
         worker = self._worker_for(m, slot, row)
         if worker is None:
             return
-        row["isolation"] = worker.launch.label
-        row["python"] = worker.info.get("python")
-        row["load_seconds"] = worker.load_seconds
+        row.isolation = worker.launch.label
+        row.python = worker.info.get("python")
+        row.load_seconds = worker.load_seconds
         worker.n_fits += 1
-        row.update(start_seconds=worker.start_seconds, worker_id=worker.worker_id, worker_seq=worker.n_fits)
+        row.start_seconds, row.worker_id, row.worker_seq = worker.start_seconds, worker.worker_id, worker.n_fits
         run_id = "/".join(str(k) for k in self.key(cell))
-        res = worker.fit(path, row["seed"], self.budget_s, run_id=run_id)
-        row.update(status=res["status"], wall_seconds=res["wall_seconds"], fit_seconds=res["fit_seconds"],
-                   peak_rss_mb=res["peak_rss_mb"], error=res["error"], traceback=res["traceback"])
+        res = worker.fit(path, row.seed, self.budget_s, run_id=run_id)
+        row.status = res["status"]
+        row.wall_seconds, row.fit_seconds = res["wall_seconds"], res["fit_seconds"]
+        row.peak_rss_mb, row.error, row.traceback = res["peak_rss_mb"], res["error"], res["traceback"]
         if not worker.alive:
             slot.pop("worker", None)
             worker.close()
-        if res["status"] != "ok":
+        if row.status is not Status.OK:
             return
         try:
             pred = Prediction.from_json(res["prediction"])
         except Exception as exc:  # noqa: BLE001
-            row.update(status="invalid_output", error=f"prediction not decodable: {type(exc).__name__}: {exc}")
+            row.status = Status.INVALID_OUTPUT
+            row.error = f"prediction not decodable: {type(exc).__name__}: {exc}"
             return
         out = check_output(pred, dataset.d, kind=m.output_kind, columns=dataset.columns)
-        row["flags"] += out.flags
+        row.flags += out.flags
         if pred.kind != m.output_kind:
-            row["flags"].append(f"kind_mismatch: declared {m.output_kind}, returned {pred.kind}")
+            row.flags.append(f"kind_mismatch: declared {m.output_kind}, returned {pred.kind}")
         if not out.ok:
-            row.update(status="invalid_output", error=out.message())
+            row.status, row.error = Status.INVALID_OUTPUT, out.message()
             return
         if "edge_scores_invalid" in out.flags:
             pred.edge_scores = None
         pred.kind = m.output_kind
         try:
-            values, warnings = self.scorer(dataset.true_adjacency, pred, int(row["seed"] or 0))
+            values, warnings = self.scorer(dataset.true_adjacency, pred, int(row.seed or 0))
         except Exception as exc:  # noqa: BLE001 - scoring error is a flag, the run stands
             values, warnings = {}, [f"scoring_error: {type(exc).__name__}: {exc}"]
-        row["metrics"] = values
-        row["flags"] += list(warnings)
+        row.metrics = values
+        row.flags += list(warnings)
 
-    def _worker_for(self, m: Any, slot: Dict[str, Any], row: Dict[str, Any]) -> Optional[WorkerHandle]:
+    def _worker_for(self, m: Any, slot: Dict[str, Any], row: RunRecord) -> Optional[WorkerHandle]:
         key = (m.name, m.factory, json.dumps(dict(m.params), sort_keys=True, default=str))
         worker: Optional[WorkerHandle] = slot.get("worker")
         if worker is not None and (worker.loaded != key[1:] or slot.get("method") != m.name or not worker.alive):
             slot.pop("worker").close()
             worker = None
         if slot.get("load_error", (None,))[0] == key:
-            row.update(status=slot["load_error"][2], error=slot["load_error"][1])
+            row.status, row.error = slot["load_error"][2], slot["load_error"][1]
             return None
         if worker is None:
             try:
                 launch = self.launcher(m) if self.launcher is not None else local_launch(self.python)
             except IsolationError as exc:
-                slot["load_error"] = (key, str(exc), "env_error")
-                row.update(status="env_error", error=str(exc))
+                slot["load_error"] = (key, str(exc), Status.ENV_ERROR)
+                row.status, row.error = Status.ENV_ERROR, str(exc)
                 return None
             worker = WorkerHandle(self.python, self.memory_mb, self.env, log_dir=self.cache_dir, launch=launch)
             try:
                 worker.start()
             except WorkerError as exc:
-                row.update(status="failed", error=str(exc), isolation=launch.label)
+                row.status, row.error, row.isolation = Status.FAILED, str(exc), launch.label
                 return None
             resp = worker.load(m.factory, dict(m.params), timeout_s=self.load_timeout_s)
-            if resp.get("status") != "ok":
+            if resp.get("status") != Status.OK:
                 err = resp.get("error") or "load failed"
-                status = "env_error" if resp.get("status") == "env_error" else "failed"
+                status = Status.ENV_ERROR if resp.get("status") == Status.ENV_ERROR else Status.FAILED
                 slot["load_error"] = (key, err, status)
                 worker.close()
-                row.update(status=status, error=err, traceback=resp.get("traceback"),
-                           load_seconds=resp.get("load_seconds"))
+                row.status, row.error = status, err
+                row.traceback, row.load_seconds = resp.get("traceback"), resp.get("load_seconds")
                 return None
             slot["worker"] = worker
             slot["method"] = m.name
@@ -774,7 +815,7 @@ class Runner:
             retry_statuses: Iterable[str] = ()) -> GridSummary:
         """Run every cell not yet in the store; see :func:`run_grid`."""
         t_start = time.perf_counter()
-        retry = set(retry_statuses)
+        retry = {to_status(s).value for s in retry_statuses}
         done = self.store.done_keys()
         if retry:
             done -= self.store.done_keys(retry)
@@ -817,10 +858,10 @@ class Runner:
                     for cell in chunk:
                         if stop.is_set():
                             return
-                        row = self.run_cell(cell, slot)
+                        status = self.run_cell(cell, slot).status.value
                         with lock:
-                            counts[row["status"]] = counts.get(row["status"], 0) + 1
-                        bar.advance(row["status"])
+                            counts[status] = counts.get(status, 0) + 1
+                        bar.advance(status)
             except BaseException as exc:  # noqa: BLE001 - re-raised by the main thread
                 errors.append(exc)
                 stop.set()

@@ -11,17 +11,19 @@ rows, and rerunning the same grid skips the keys in :meth:`Store.done_keys`.
 from __future__ import annotations
 
 import hashlib
-import os
 import json
+import os
 import sqlite3
 import threading
-from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Union
 
-KEY_COLUMNS = ("family", "scm_id", "split", "replicate", "method", "config_hash")
-STATUSES = ("ok", "failed", "timeout", "oom", "invalid_input", "invalid_output", "unsupported",
-            "env_error")
+from .records import STATUSES
+from .runs import KEY_COLUMNS, Key, RunRecord, to_status
 
-#: column name → SQL type, in table order.
+__all__ = ["COLUMNS", "KEY_COLUMNS", "Key", "RunRecord", "STATUSES", "Store", "config_hash"]
+
+#: column name → SQL type, in table order (the attributes of :class:`~causalarena.runs.RunRecord`,
+#: which documents each column and its unit).
 COLUMNS = {
     "family": "TEXT NOT NULL",
     "scm_id": "TEXT NOT NULL",
@@ -62,7 +64,8 @@ COLUMNS = {
     "isolation": "TEXT",       # none | venv:<env key> | docker:<image> — where the worker ran
 }
 
-Key = Tuple[str, str, str, int, str, str]
+if tuple(COLUMNS) != RunRecord.columns():  # pragma: no cover - caught by the tests at once
+    raise ImportError("causalarena.store.COLUMNS and causalarena.runs.RunRecord disagree on the run columns")
 
 
 def config_hash(params: Dict[str, Any], standardise: bool, protocol: str = "default",
@@ -129,27 +132,23 @@ class Store:
                 self._conn.execute(f"ALTER TABLE runs ADD COLUMN {name} {sql_type.replace(' NOT NULL', '')}")
 
     # -- writing -------------------------------------------------------------
-    def record(self, row: Dict[str, Any]) -> None:
+    def record(self, row: Union[RunRecord, Mapping[str, Any]]) -> None:
         """Write one run in its own transaction (replacing the same key).
 
-        ``flags`` (list), ``metrics`` and ``params`` (dicts) are stored as
-        JSON. Unknown keys raise ``KeyError`` naming them; a status outside
-        :data:`STATUSES` raises ``ValueError``.
+        ``row`` is a :class:`~causalarena.runs.RunRecord` or a column → value
+        mapping (:meth:`RunRecord.from_row <causalarena.runs.RunRecord.from_row>`;
+        absent columns are NULL, absent JSON columns an empty list / object). ``flags`` (list), ``metrics``, ``params`` and
+        ``factors`` (dicts) are stored as JSON, the status as its text.
+
+        Raises:
+            KeyError: unknown columns (naming them), or a key column or the
+                status missing (``run row lacks [...]``).
+            ValueError: a status outside :data:`STATUSES`.
         """
-        unknown = set(row) - set(COLUMNS)
-        if unknown:
-            raise KeyError(f"unknown run columns {sorted(unknown)}")
-        missing = [k for k in KEY_COLUMNS + ("status",) if row.get(k) is None]
-        if missing:
-            raise KeyError(f"run row lacks {missing}")
-        if row["status"] not in STATUSES:
-            raise ValueError(f"status {row['status']!r} not in {STATUSES}")
-        values = dict(row)
-        for k in ("flags", "metrics", "params", "factors"):
-            if k in values and not isinstance(values[k], (str, type(None))):
-                values[k] = json.dumps(values[k], sort_keys=True, default=str)
-        if "standardise" in values and values["standardise"] is not None:
-            values["standardise"] = int(bool(values["standardise"]))
+        record = row if isinstance(row, RunRecord) else RunRecord.from_row(row)
+        if record.status is None:
+            raise KeyError("run row lacks ['status']")
+        values = record.as_row()
         names = list(values)
         sql = (f"INSERT OR REPLACE INTO runs ({', '.join(names)}) "
                f"VALUES ({', '.join('?' for _ in names)})")
@@ -164,11 +163,15 @@ class Store:
 
     # -- reading -------------------------------------------------------------
     def done_keys(self, statuses: Optional[Iterable[str]] = None) -> Set[Key]:
-        """Keys of stored runs (optionally only those with these statuses)."""
+        """Keys of stored runs (optionally only those with these statuses).
+
+        Raises:
+            ValueError: a status outside :data:`STATUSES`.
+        """
         sql = f"SELECT {', '.join(KEY_COLUMNS)} FROM runs"
         args: List[Any] = []
         if statuses is not None:
-            statuses = list(statuses)
+            statuses = [to_status(s).value for s in statuses]
             sql += f" WHERE status IN ({', '.join('?' for _ in statuses)})"
             args = statuses
         with self._lock:
@@ -192,6 +195,18 @@ class Store:
                 row.setdefault(name, None)  # read-only open of an older store
             out.append(row)
         return out
+
+    def records(self) -> List[RunRecord]:
+        """All runs as :class:`~causalarena.runs.RunRecord` (ordered by key).
+
+        Columns this version does not know (a store written by a newer one)
+        are left out.
+
+        Raises:
+            ValueError: a stored status outside :data:`STATUSES`.
+        """
+        names = set(COLUMNS)
+        return [RunRecord.from_row({k: v for k, v in r.items() if k in names}) for r in self.rows()]
 
     def runs_frame(self) -> Any:
         """A ``pandas.DataFrame`` with one row per run.

@@ -4,9 +4,11 @@ One worker process imports and loads one method once, then fits it on many
 datasets (imports cost seconds; an interpreter per run is not acceptable).
 The runner (:mod:`causalarena.runner`) starts it with
 ``start_new_session=True`` so that a timeout kills the whole process group.
-The worker depends only on the standard library, numpy and
-:mod:`causalarena.data` / :mod:`causalarena.method` — never on the plugin
-registry — so it can later run inside another virtualenv or a container.
+The worker depends only on the standard library, numpy, attrs and
+:mod:`causalarena.data` / :mod:`causalarena.method` / :mod:`causalarena.records`
+— never on the plugin registry — so it can later run inside another virtualenv
+or a container. Its run statuses are values of
+:class:`causalarena.records.Status`.
 
 Protocol (version 1)
 --------------------
@@ -47,7 +49,8 @@ stderr, so library output can never corrupt the channel.
     stdin also ends it.
 
 Unknown ops or malformed lines get ``{"op": ..., "status": "error", "error":
-...}`` and the worker keeps serving.
+...}`` and the worker keeps serving (``"error"`` is a protocol answer, not a
+run status: no run is recorded from it).
 
 Memory
 ------
@@ -79,7 +82,11 @@ import time
 import traceback
 from typing import Any, Dict, Optional
 
+from .records import Status
+
 PROTOCOL_VERSION = 1
+#: the ``status`` of a protocol-level error answer (unknown op, malformed line); not a :class:`Status`
+PROTOCOL_ERROR = "error"
 MEMORY_ENV = "CAUSALARENA_WORKER_MEMORY_MB"
 
 
@@ -145,7 +152,7 @@ class Worker:
 
         from . import __version__
 
-        return {"status": "ok", "protocol": PROTOCOL_VERSION, "pid": os.getpid(),
+        return {"status": Status.OK.value, "protocol": PROTOCOL_VERSION, "pid": os.getpid(),
                 "python": platform.python_version(), "executable": sys.executable,
                 "versions": {"numpy": numpy.__version__, "causalarena": __version__},
                 "memory_mb": self.memory_mb, "rlimit_as_mb": self.rlimit_as_mb}
@@ -167,11 +174,11 @@ class Worker:
                 raise
             from .method import MethodEnvironmentError
 
-            status = "env_error" if isinstance(exc, MethodEnvironmentError) else "failed"
+            status = (Status.ENV_ERROR if isinstance(exc, MethodEnvironmentError) else Status.FAILED).value
             return {"status": status, "load_seconds": time.perf_counter() - t0,
                     "error": f"loading {req.get('factory')!r}: {_error_text(exc)}",
                     "traceback": traceback.format_exc()}
-        return {"status": "ok", "load_seconds": time.perf_counter() - t0,
+        return {"status": Status.OK.value, "load_seconds": time.perf_counter() - t0,
                 "error": None, "traceback": None}
 
     def _set_rlimit(self) -> None:
@@ -196,7 +203,7 @@ class Worker:
         out: Dict[str, Any] = {"id": req.get("id"), "prediction": None, "error": None,
                                "traceback": None, "fit_seconds": 0.0}
         if self.method_class is None:
-            out.update(status="failed", error="fit before a successful load", peak_rss_mb=_peak_rss_mb())
+            out.update(status=Status.FAILED.value, error="fit before a successful load", peak_rss_mb=_peak_rss_mb())
             return out
         import random
 
@@ -221,16 +228,16 @@ class Worker:
             t0 = time.perf_counter()
             method.fit(dataset)
             prediction = method.prediction().to_json()
-            out.update(status="ok", prediction=prediction)
+            out.update(status=Status.OK.value, prediction=prediction)
         except MethodEnvironmentError as exc:
-            out.update(status="env_error", error=_error_text(exc), traceback=traceback.format_exc())
+            out.update(status=Status.ENV_ERROR.value, error=_error_text(exc), traceback=traceback.format_exc())
         except MemoryError as exc:
-            out.update(status="oom", error=f"MemoryError: {exc}" if str(exc) else "MemoryError",
+            out.update(status=Status.OOM.value, error=f"MemoryError: {exc}" if str(exc) else "MemoryError",
                        traceback=traceback.format_exc())
         except BaseException as exc:  # noqa: BLE001 - reported to the runner
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            out.update(status="failed", error=_error_text(exc), traceback=traceback.format_exc())
+            out.update(status=Status.FAILED.value, error=_error_text(exc), traceback=traceback.format_exc())
         out["fit_seconds"] = time.perf_counter() - t0
         out["peak_rss_mb"] = _peak_rss_mb()
         return out
@@ -246,18 +253,18 @@ class Worker:
                 req = json.loads(line)
                 op = req.get("op")
                 if op == "shutdown":
-                    resp: Dict[str, Any] = {"status": "ok"}
+                    resp: Dict[str, Any] = {"status": Status.OK.value}
                 elif op in ("hello", "load", "fit"):
                     resp = getattr(self, op)(req)
                 else:
-                    resp = {"status": "error", "error": f"unknown op {op!r}; expected hello, load, fit, shutdown"}
+                    resp = {"status": PROTOCOL_ERROR, "error": f"unknown op {op!r}; expected hello, load, fit, shutdown"}
             except Exception as exc:  # noqa: BLE001 - malformed request
-                resp = {"status": "error", "error": f"bad request: {_error_text(exc)}"}
+                resp = {"status": PROTOCOL_ERROR, "error": f"bad request: {_error_text(exc)}"}
             resp["op"] = op
             try:
                 payload = json.dumps(resp)
             except (TypeError, ValueError) as exc:
-                payload = json.dumps({"op": op, "id": resp.get("id"), "status": "failed",
+                payload = json.dumps({"op": op, "id": resp.get("id"), "status": Status.FAILED.value,
                                       "error": f"response not JSON serialisable: {exc}",
                                       "fit_seconds": resp.get("fit_seconds"),
                                       "peak_rss_mb": resp.get("peak_rss_mb")})
