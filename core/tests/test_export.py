@@ -148,9 +148,27 @@ def test_factor_tags_audit_record_and_release_manifest(tmp_path):
     nodes = [node_from_components("A", [], rng), node_from_components("B", ["A"], rng, tags={"unit": "m"})]
     spec = calibrate_outputs(SCMSpec(id="ab", nodes=nodes, metadata={"generator": "toy@1", "release": "public"}))
     inst = SCMInstance(family="toy", scm_id="ab", spec=spec, n_replicates=1, factors=dict(spec.metadata))
-    paths = export_instance(inst, tmp_path)
+    from causalarena.family import Family
+
+    class Audited(Family):
+        """The audit record comes from the instance's family (its own gates), called for the exported tables."""
+
+        name = "toy"
+        calls: list = []
+
+        def audit(self, scm_ids=None, splits=None, replicates=None, jobs=1):
+            self.calls.append((scm_ids, splits, replicates))
+            return [{"scm_id": "ab", "passed": True, "tables": len(splits) * replicates, "failed_tables": 0,
+                     "failures": [], "errors": []}]
+
+    paths = export_instance(inst, tmp_path, family=Audited())
     names = [p.name for p in paths]
     assert names[-2:] == ["factors.json", "audit.json"]
+    assert Audited.calls == [(["ab"], ["obs", "obs_int"], 1)]
+    # no family, or a family without an audit (NotImplementedError): no audit.json
+    for family in (None, Family()):
+        names = [p.name for p in export_instance(inst, tmp_path / "plain", family=family)]
+        assert names[-1] == "factors.json" and not (tmp_path / "plain" / "toy__ab" / "audit.json").exists()
     factors = json.loads((tmp_path / "toy__ab" / "factors.json").read_text())
     assert factors["edges"] == [{"parent": "A", "child": "B", "mechanism": "linear", "noise": "gaussian"}]
     assert factors["nodes"]["B"]["unit"] == "m" and factors["factors"]["generator"] == "toy@1"
