@@ -280,7 +280,9 @@ def get_registry(strict: Optional[bool] = None, extra_plugins: Iterable[Any] = (
             raise PluginLoadError(str(exc)) from exc
 
     registry = Registry(errors=errors)
-    plugins = pm.get_plugins()
+    # registration order (built-ins first, then entry points): pm.get_plugins() is a set, whose order
+    # varies between runs (which distribution a duplicate names first, the order of `arena --help`)
+    plugins = [p for _, p in pm.list_name_plugin() if p is not None]
     for kind, record_type in RECORD_TYPES.items():
         hook_name = f"arena_{kind}"
         for plugin in plugins:
