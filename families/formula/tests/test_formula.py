@@ -7,9 +7,9 @@ import collections
 import numpy as np
 import pytest
 
-from arena_family_formula import CARDS_DIR, FormulaFamily
 from arena_cards.model import FORMULA_DOMAINS, card_files, load_card
 from arena_cards.validate import validate_card
+from arena_family_formula import CARDS_DIR, FormulaFamily
 from causalarena.family import SCMInstance
 
 FILES = card_files(CARDS_DIR)

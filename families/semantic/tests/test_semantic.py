@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arena_family_semantic import CARDS_DIR, SemanticFamily
 from arena_cards.family import FailedCard
 from arena_cards.model import SEMANTIC_DOMAINS, card_files, load_card
 from arena_cards.validate import validate_card
+from arena_family_semantic import CARDS_DIR, SemanticFamily
 from causalarena.family import SCMInstance
 
 EXAMPLE = Path(__import__("arena_cards").__file__).with_name("example-clinic-reminders.yaml")

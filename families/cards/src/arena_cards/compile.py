@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from causalarena.scm import ComponentSpec, NodeSpec, SCMSpec
+
 from .components import DISCRETE_ROOTS, PARAMETER_NOISES
 from .expressions import RESERVED, Expression, ExpressionError, Hazards
 from .model import FORMULA_DOMAINS, SEMANTIC_DOMAINS, Card, CardError, CardIssue

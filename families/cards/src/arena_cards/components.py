@@ -28,6 +28,7 @@ import numpy as np
 from scipy import special, stats
 
 from causalarena.scm import Mechanism, Noise, RootDistribution
+
 from .expressions import Expression
 
 #: card root distributions: name → required parameters

@@ -28,6 +28,7 @@ from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
 import attrs
 
 from causalarena.family import Family, Instance, InstanceSummary, SCMInstance
+
 from .model import card_files
 from .validate import CardReport, validate_card
 

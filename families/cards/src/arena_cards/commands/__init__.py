@@ -16,13 +16,13 @@ from __future__ import annotations
 import sys
 from typing import Any, Dict, List, Optional, Sequence
 
-try:  # the core's command conventions (a UsageError is one line on stderr, exit code 2)
-    from causalarena.commands import UsageError, parse_family_options
-except ImportError:  # pragma: no cover - a core whose package does not re-export them yet
-    from causalarena.commands._common import UsageError, parse_family_options
+# the core's command conventions: a UsageError is one line on stderr, exit code 2
+from causalarena.commands import UsageError, parse_family_options
 
 #: the attribute of the parsed arguments under which the ``arena`` frame passes its registry
 REGISTRY_ATTR = "arena_registry"
+
+__all__ = ["REGISTRY_ATTR", "UsageError", "console", "csv", "family_options", "registry", "usage_error"]
 
 
 def usage_error(command: str, message: Any) -> int:
