@@ -47,7 +47,11 @@ class Method:
     """A causal discovery method.
 
     Class attributes:
-        output_kind: ``"dag"``, ``"cpdag"`` or ``"pag"``.
+        output_kind: ``None`` (default): the kind the method's descriptor
+            declares (:attr:`causalarena.records.MethodInfo.output_kind`, the one
+            place a plugin states it; the worker passes it to :meth:`prediction`).
+            Set ``"dag"``, ``"cpdag"`` or ``"pag"`` only for a class used without
+            a descriptor; the conformance kit checks that both agree.
 
     After ``fit``:
         adjacency_: (d × d) array, row = parent (see :class:`Prediction`).
@@ -55,7 +59,7 @@ class Method:
         native_: optional native output.
     """
 
-    output_kind: ClassVar[str] = "dag"
+    output_kind: ClassVar[Optional[str]] = None
 
     @classmethod
     def preload(cls) -> None:
@@ -83,8 +87,12 @@ class Method:
         """Learn a graph from ``dataset`` (n × d) and return ``self``."""
         raise NotImplementedError
 
-    def prediction(self) -> Prediction:
+    def prediction(self, kind: Optional[str] = None) -> Prediction:
         """The learned graph as a :class:`Prediction`.
+
+        Args:
+            kind: the descriptor's output kind, used when the class sets none
+                (default ``"dag"`` when neither does).
 
         Raises:
             RuntimeError: ``fit`` has not been called.
@@ -94,7 +102,7 @@ class Method:
         scores: Optional[np.ndarray] = getattr(self, "edge_scores_", None)
         return Prediction(
             adjacency=np.asarray(self.adjacency_, dtype=float),
-            kind=self.output_kind,
+            kind=self.output_kind or kind or "dag",
             edge_scores=None if scores is None else np.asarray(scores, dtype=float),
             native=getattr(self, "native_", None),
         )

@@ -394,7 +394,8 @@ class WorkerHandle:
         except ValueError as exc:
             raise WorkerError(f"worker answered out of protocol: {line[:200]!r} ({exc})") from None
 
-    def load(self, factory: str, params: Dict[str, Any], timeout_s: Optional[float] = None) -> Dict[str, Any]:
+    def load(self, factory: str, params: Dict[str, Any], timeout_s: Optional[float] = None,
+             output_kind: Optional[str] = None) -> Dict[str, Any]:
         """Load ``factory(**params)`` in the worker (once); returns the answer.
 
         A timeout or a death while loading gives ``status =``
@@ -404,7 +405,8 @@ class WorkerHandle:
         key = (factory, json.dumps(params, sort_keys=True, default=str))
         log_start = self._log_size()
         try:
-            resp = self.request({"op": "load", "factory": factory, "params": params}, timeout_s=timeout_s)
+            resp = self.request({"op": "load", "factory": factory, "params": params, "output_kind": output_kind},
+                                timeout_s=timeout_s)
         except _Timeout:
             self.kill()
             return {"status": Status.FAILED, "error": f"loading {factory!r} exceeded {timeout_s} s",
@@ -797,7 +799,7 @@ class Runner:
             except WorkerError as exc:
                 row.status, row.error, row.isolation = Status.FAILED, str(exc), launch.label
                 return None
-            resp = worker.load(m.factory, dict(m.params), timeout_s=self.load_timeout_s)
+            resp = worker.load(m.factory, dict(m.params), timeout_s=self.load_timeout_s, output_kind=m.output_kind)
             if resp.get("status") != Status.OK:
                 err = resp.get("error") or "load failed"
                 status = Status.ENV_ERROR if resp.get("status") == Status.ENV_ERROR else Status.FAILED

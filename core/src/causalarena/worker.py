@@ -25,7 +25,7 @@ stderr, so library output can never corrupt the channel.
     "python": "3.11.9", "executable": str, "versions": {"numpy": ...,
     "causalarena": ...}, "memory_mb": int | null, "rlimit_as_mb": int | null}``
     (``rlimit_as_mb``: the address-space limit set before the last fit)
-``{"op": "load", "factory": "pkg.mod:Class", "params": {...}}``
+``{"op": "load", "factory": "pkg.mod:Class", "params": {...}, "output_kind": "dag"}``
     imports the class, constructs ``Class(**params)`` once and calls
     ``Class.preload()`` (the method's heavy imports, timed as load).
     → ``{"op": "load", "status": "ok" | "failed" | "env_error", "load_seconds": float,
@@ -143,6 +143,7 @@ class Worker:
         self.method_class: Any = None
         self.params: Dict[str, Any] = {}
         self.factory: Optional[str] = None
+        self.output_kind: Optional[str] = None
 
     # -- ops ---------------------------------------------------------------
     def hello(self, req: Dict[str, Any]) -> Dict[str, Any]:
@@ -169,6 +170,7 @@ class Worker:
             if callable(preload):  # heavy imports count as load time, not as the first fit (§5.5)
                 preload()
             self.method_class, self.params, self.factory = cls, params, req["factory"]
+            self.output_kind = req.get("output_kind")  # the descriptor's, for a class that declares none
         except BaseException as exc:  # noqa: BLE001 - reported to the runner
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
@@ -227,7 +229,7 @@ class Worker:
             method = self.method_class(**self.params)
             t0 = time.perf_counter()
             method.fit(dataset)
-            prediction = method.prediction().to_json()
+            prediction = method.prediction(kind=self.output_kind).to_json()
             out.update(status=Status.OK.value, prediction=prediction)
         except MethodEnvironmentError as exc:
             out.update(status=Status.ENV_ERROR.value, error=_error_text(exc), traceback=traceback.format_exc())
