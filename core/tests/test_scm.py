@@ -1,12 +1,42 @@
-"""SCM spec, registries and sampler: known answers."""
+"""SCM spec, component resolution through plugins, and sampler: known answers (core basic set only)."""
 
 import json
 
 import numpy as np
 import pytest
 
-from causalarena.scm import (MECHANISMS, NOISES, ROOT_DISTRIBUTIONS, ComponentSpec, Mechanism, NodeSpec,
-                             SCMSpec, SpecError, calibrate_outputs, register_mechanism)
+from causalarena import plugins
+from causalarena.hookspecs import hookimpl
+from causalarena.plugins import UnknownComponentError, default_registry, get_registry, temporary_plugins
+from causalarena.records import ComponentInfo
+from causalarena.scm import (
+    ComponentSpec,
+    Mechanism,
+    NodeSpec,
+    SCMSpec,
+    SpecError,
+    UnknownComponentSpecError,
+    calibrate_outputs,
+    component_class,
+)
+
+BASIC_SET = {
+    "root_distribution": {"gaussian", "uniform", "laplace", "lognormal"},
+    "mechanism": {"linear", "polynomial", "neural", "saturation"},
+    "noise": {"gaussian", "uniform", "laplace", "student_t"},
+}
+
+
+def ROOT(kind):
+    return component_class("root_distribution", kind)
+
+
+def MECH(kind):
+    return component_class("mechanism", kind)
+
+
+def NOISE(kind):
+    return component_class("noise", kind)
 
 
 def linear_chain(w1=2.0, w2=-0.5, noise=0.1):
@@ -38,7 +68,7 @@ def test_linear_chain_moments():
     ("lognormal", {"mean": 0.0, "sigma": 0.5}, np.exp(0.125), (np.exp(0.25) - 1) * np.exp(0.25)),
 ])
 def test_root_distribution_moments(kind, params, mean, var):
-    x = ROOT_DISTRIBUTIONS[kind](**params).sample(400_000, np.random.default_rng(1))
+    x = ROOT(kind)(**params).sample(400_000, np.random.default_rng(1))
     assert x.mean() == pytest.approx(mean, abs=0.01)
     assert x.var() == pytest.approx(var, rel=0.02)
 
@@ -50,26 +80,26 @@ def test_root_distribution_moments(kind, params, mean, var):
     ("student_t", {"df": 5.0, "scale": 0.2}, 0.04 * 5 / 3),
 ])
 def test_noise_is_centred_with_known_variance(kind, params, var):
-    e = NOISES[kind](**params).sample(400_000, np.random.default_rng(2))
+    e = NOISE(kind)(**params).sample(400_000, np.random.default_rng(2))
     assert e.mean() == pytest.approx(0.0, abs=0.005)
     assert e.var() == pytest.approx(var, rel=0.05)
 
 
 def test_mechanisms_known_answers():
     x = np.array([[1.0, 2.0], [0.0, -1.0]])
-    lin = MECHANISMS["linear"](weights=[0.5, -1.0], bias=0.25)
+    lin = MECH("linear")(weights=[0.5, -1.0], bias=0.25)
     assert lin(x).tolist() == [0.5 - 2.0 + 0.25, 1.0 + 0.25]
-    poly = MECHANISMS["polynomial"](weights=[1.0, 0.0], quadratic=[0.5, 0.0], cubic=[0.0, 0.1], bias=0.0)
+    poly = MECH("polynomial")(weights=[1.0, 0.0], quadratic=[0.5, 0.0], cubic=[0.0, 0.1], bias=0.0)
     assert poly(x).tolist() == pytest.approx([1 + 0.5 + 0.8, -0.1])
-    sat = MECHANISMS["saturation"](weights=[10.0, 0.0], bias=0.0, scale=2.0)
+    sat = MECH("saturation")(weights=[10.0, 0.0], bias=0.0, scale=2.0)
     assert sat(x).tolist() == pytest.approx([2 * np.tanh(5.0), 0.0])
-    net = MECHANISMS["neural"](hidden_weights=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], hidden_bias=[0.0, 0.0, 0.0],
+    net = MECH("neural")(hidden_weights=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], hidden_bias=[0.0, 0.0, 0.0],
                                output_weights=[1.0, 2.0, 5.0], bias=1.0)
     assert net(x).tolist() == pytest.approx([np.tanh(1) + 2 * np.tanh(2) + 1, 2 * np.tanh(-1) + 1])
 
 
 def test_linear_draw_scales_weights_by_0_8_over_sqrt_k():
-    params = MECHANISMS["linear"].draw(4, np.random.default_rng(3))
+    params = MECH("linear").draw(4, np.random.default_rng(3))
     w = np.abs(params["weights"])
     assert np.all(w >= 0.5 * 0.4 - 1e-12) and np.all(w <= 1.5 * 0.4 + 1e-12)  # 0.8/sqrt(4) = 0.4
     assert -0.5 <= params["bias"] <= 0.5
@@ -104,7 +134,8 @@ def test_adjacency_row_is_parent():
     (lambda d: d.pop("id"), "'id' must be a non-empty string"),
     (lambda d: d["nodes"][1].update(parents="a"), "parents: expected a list of variable names, got 'a'"),
     (lambda d: d["nodes"][1].update(role="leaf"), "role: must be one of ['root', 'mechanism'], got 'leaf'"),
-    (lambda d: d["nodes"][2]["mechanism"].update(kind="nope"), "unknown kind 'nope'"),
+    (lambda d: d["nodes"][2]["mechanism"].update(kind="nope"),
+     "mechanism 'nope' (SCM 'chain', node 'c'.mechanism) is not provided by any installed distribution"),
     (lambda d: d["nodes"][2]["noise"]["params"].update(scale=-1), "'scale' must be finite and > 0"),
     (lambda d: d["nodes"][1].pop("mechanism"), "field 'mechanism' is required"),
 ])
@@ -117,23 +148,92 @@ def test_bad_specs_name_node_and_field(mutate, message):
         SCMSpec.from_dict(d)
 
 
-def test_adding_a_mechanism_is_one_small_class():
-    @register_mechanism
-    class Doubler(Mechanism):
-        kind = "test_doubler"
+class Doubler(Mechanism):
+    """f(x) = 2 Σ_j x_j (a throwaway test component)."""
 
-        def __call__(self, parents):
-            return 2.0 * parents.sum(axis=1)
+    kind = "test_doubler"
 
-    try:
-        spec = SCMSpec(id="t", nodes=[
-            NodeSpec(name="a", role="root", root_distribution=ComponentSpec(kind="uniform", params={"low": 0, "high": 1})),
-            NodeSpec(name="b", role="mechanism", parents=["a"], mechanism=ComponentSpec(kind="test_doubler")),
-        ])
-        x = spec.compile().sample(10, np.random.default_rng(0))
+    def __call__(self, parents):
+        return 2.0 * parents.sum(axis=1)
+
+
+class DoublerPlugin:
+    """A plugin object contributing :class:`Doubler` through ``arena_components``."""
+
+    __distribution__ = "test-doubler-dist"
+
+    @hookimpl
+    def arena_components(self):
+        yield ComponentInfo(kind="mechanism", name="test_doubler", factory=f"{__name__}:Doubler")
+
+
+def doubler_spec():
+    return SCMSpec(id="t", nodes=[
+        NodeSpec(name="a", role="root", root_distribution=ComponentSpec(kind="uniform", params={"low": 0, "high": 1})),
+        NodeSpec(name="b", role="mechanism", parents=["a"], mechanism=ComponentSpec(kind="test_doubler"),
+                 noise=None),
+    ])
+
+
+def test_adding_a_mechanism_is_one_small_class_and_one_record():
+    with temporary_plugins(DoublerPlugin()) as registry:
+        assert registry.components["mechanism:test_doubler"].distribution == "test-doubler-dist"
+        x = doubler_spec().compile().sample(10, np.random.default_rng(0))
         assert np.allclose(x[:, 1], 2 * x[:, 0])
-    finally:
-        MECHANISMS.pop("test_doubler")
+    # outside the block the class cache follows the default registry again: nobody provides it
+    with pytest.raises(UnknownComponentError, match="mechanism 'test_doubler'"):
+        doubler_spec().compile()
+
+
+def test_basic_set_comes_through_arena_components_from_the_core():
+    registry = default_registry()
+    for kind, names in BASIC_SET.items():
+        recs = {r.name: r for r in registry.components.values() if r.kind == kind and r.distribution == "causal-arena"}
+        assert set(recs) == names
+        for name, rec in recs.items():
+            assert rec.factory.startswith("causalarena.components:")
+            cls = rec.load()
+            assert cls.kind == name and cls is component_class(kind, name)
+    assert MECH("polynomial").factor_tag() == "polynomial"
+
+
+@pytest.fixture
+def core_components_only(monkeypatch):
+    """The default registry with the core's components only (as when no family is installed)."""
+    registry = get_registry()
+    registry.components = {k: v for k, v in registry.components.items() if v.distribution == "causal-arena"}
+    monkeypatch.setattr(plugins, "_DEFAULT", [registry])
+    return registry
+
+
+def test_unknown_component_in_a_spec_names_component_node_and_provider(core_components_only):
+    d = json.loads(linear_chain().to_json())
+    d["nodes"][1]["mechanism"] = {"kind": "periodic", "params": {}}
+    with pytest.raises(UnknownComponentError) as info:
+        SCMSpec.from_dict(d)
+    msg = str(info.value)
+    assert msg.startswith("mechanism 'periodic' (SCM 'chain', node 'b'.mechanism) is not provided")
+    assert "it ships with arena-family-synthetic (pip install arena-family-synthetic)" in msg
+    assert msg.endswith("installed: linear, neural, polynomial, saturation")
+    assert isinstance(info.value, SpecError) and isinstance(info.value, UnknownComponentSpecError)
+    d = json.loads(linear_chain().to_json())
+    d["nodes"][2]["noise"] = {"kind": "studnet_t", "params": {"df": 3.0, "scale": 0.1}}
+    with pytest.raises(UnknownComponentError, match=r"noise 'studnet_t' \(SCM 'chain', node 'c'.noise\).*"
+                                                    r"did you mean 'student_t'"):
+        SCMSpec.from_dict(d)
+
+
+def test_a_component_of_the_wrong_base_class_is_a_spec_error():
+    class Plugin:
+        @hookimpl
+        def arena_components(self):
+            yield ComponentInfo(kind="noise", name="test_doubler", factory=f"{__name__}:Doubler")
+
+    d = json.loads(linear_chain().to_json())
+    d["nodes"][1]["noise"] = {"kind": "test_doubler", "params": {}}
+    with temporary_plugins(Plugin()):
+        with pytest.raises(SpecError, match="noise 'test_doubler' of <test> .* must be a Noise subclass"):
+            SCMSpec.from_dict(d)
 
 
 def test_calibrate_outputs_gives_unit_scale_signal():

@@ -66,3 +66,17 @@ def test_options():
         family(graphs="asai")
     with pytest.raises(ValueError, match="unknown option"):
         family(dims=10)
+
+
+def test_own_component_comes_through_arena_components():
+    from arena_contrib_family_example.components import TextbookBernoulli
+    from causalarena.plugins import get_registry
+    from causalarena.scm import component_class
+
+    rec = get_registry(strict=True).components["root_distribution:textbook_bernoulli"]
+    assert rec.distribution == "arena-contrib-family-example"
+    assert component_class("root_distribution", "textbook_bernoulli") is TextbookBernoulli
+    x = TextbookBernoulli(p=0.25).sample(8, np.random.default_rng(0))
+    assert x.tolist() == (np.random.default_rng(0).random(8) < 0.25).astype(float).tolist()
+    with pytest.raises(ValueError, match="'p' must be in \\(0, 1\\), got 1.5"):
+        TextbookBernoulli(p=1.5)

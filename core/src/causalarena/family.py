@@ -66,7 +66,9 @@ class Instance:
 class SCMInstance(Instance):
     """An instance backed by an executable :class:`~causalarena.scm.SCMSpec`.
 
-    Datasets follow the shared protocol (:func:`causalarena.protocol.make_dataset`).
+    Datasets follow the shared protocol (:func:`causalarena.protocol.make_dataset`);
+    the spec is compiled once per instance (:meth:`compiled`) and reused by
+    every table.
     """
 
     family: str
@@ -75,6 +77,17 @@ class SCMInstance(Instance):
     splits: Sequence[str] = SPLITS
     n_replicates: int = 5
     factors: Dict[str, Any] = attrs.field(factory=dict)
+    _scm: Any = attrs.field(default=None, init=False, repr=False)
+
+    def compiled(self) -> Any:
+        """The compiled :class:`~causalarena.scm.SCM` of :attr:`spec`, built on first use and kept.
+
+        Raises:
+            causalarena.scm.SpecError: the spec is invalid (names node and field).
+        """
+        if self._scm is None or self._scm.spec is not self.spec:
+            self._scm = self.spec.compile()
+        return self._scm
 
     def dataset(self, split: str, replicate: int, standardise: bool = True,
                 protocol: str = "default", n: Optional[int] = None) -> Dataset:
@@ -82,7 +95,7 @@ class SCMInstance(Instance):
 
         return make_dataset(self.spec, family=self.family, split=split, replicate=replicate,
                             standardise=standardise, protocol=protocol, n=n,
-                            n_replicates=self.n_replicates)
+                            n_replicates=self.n_replicates, scm=self.compiled())
 
     def true_adjacency(self):
         return self.spec.adjacency()

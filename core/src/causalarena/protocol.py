@@ -168,6 +168,8 @@ def sample_cell(spec, family: str, split: str, replicate: int, protocol: str = "
                 n: Optional[int] = None, scm=None) -> CellSample:
     """Sample one cell of the shared protocol (raw; see :func:`make_dataset`).
 
+    ``scm``: ``spec`` already compiled (default: compile it here).
+
     Raises:
         ValueError: unknown split or protocol.
     """
@@ -206,7 +208,8 @@ def sample_cell(spec, family: str, split: str, replicate: int, protocol: str = "
 
 
 def make_dataset(spec, family: str, split: str, replicate: int, standardise: bool = True,
-                 protocol: str = "default", n: Optional[int] = None, n_replicates: int = N_REPLICATES) -> Dataset:
+                 protocol: str = "default", n: Optional[int] = None, n_replicates: int = N_REPLICATES,
+                 scm=None) -> Dataset:
     """Sample the dataset of one cell of the shared protocol.
 
     Args:
@@ -217,6 +220,9 @@ def make_dataset(spec, family: str, split: str, replicate: int, standardise: boo
         standardise: z-score columns (default); raw otherwise.
         protocol: intervention protocol name (``"default"``: App. A.1).
         n: total rows (sample-size suites); default from the split.
+        scm: ``spec`` already compiled (:meth:`SCMSpec.compile`), reused
+            instead of compiling it again (an instance builds 10 tables from
+            one spec); the tables are the same either way.
 
     Returns:
         A :class:`Dataset` (n × d) with masks, regime, true adjacency and
@@ -229,7 +235,7 @@ def make_dataset(spec, family: str, split: str, replicate: int, standardise: boo
     """
     if not 0 <= int(replicate) < n_replicates:
         raise ValueError(f"replicate {replicate} out of range 0..{n_replicates - 1} for {spec.id!r}")
-    cell = sample_cell(spec, family, split, replicate, protocol, n)
+    cell = sample_cell(spec, family, split, replicate, protocol, n, scm=scm)
     x = cell.x
     if not np.all(np.isfinite(x)):
         bad = [spec.names[j] for j in np.flatnonzero(~np.isfinite(x).all(axis=0))]

@@ -6,17 +6,32 @@ node's graph parents, an additive ``noise``, an ``intervenable`` flag and
 factor tags. :meth:`SCMSpec.compile` turns it into an :class:`SCM`, a
 vectorised sampler that evaluates nodes in topological order.
 
-Components live in three registries (:data:`ROOT_DISTRIBUTIONS`,
-:data:`MECHANISMS`, :data:`NOISES`). Adding one is one small class::
+Components are plugins: a spec names each one by ``kind`` and the compiler
+resolves it through :func:`causalarena.plugins.load_component` (record kinds
+``root_distribution``, ``mechanism``, ``noise``, ``root_dependency``,
+``stressor``), so a distribution adds one by yielding a
+:class:`~causalarena.records.ComponentInfo` from its ``arena_components()``
+hook. The core's basic set is the built-in plugin :mod:`causalarena.components`;
+the rest of the App. A.1 catalogue ships with ``arena-family-synthetic``. A
+component is one small class::
 
-    @register_mechanism
     class Softplus(Mechanism):
         kind = "softplus"
+        parameters = ("weights", "bias")
         def __call__(self, parents):           # (n × k) -> (n,)
             return np.logaddexp(0.0, parents @ self.weights + self.bias)
         @classmethod
         def draw(cls, k, rng):                  # paper ranges -> params
             return {"weights": ..., "bias": ...}
+
+    @hookimpl
+    def arena_components():
+        yield ComponentInfo(kind="mechanism", name="softplus", factory="my_pkg.mod:Softplus")
+
+A spec naming a component no installed distribution provides fails at
+validation with :class:`UnknownComponentSpecError` (an
+:class:`~causalarena.plugins.UnknownComponentError` and a :class:`SpecError`),
+naming the component, the node and the distribution to install.
 
 Parameters are stored in the spec (a spec is fully explicit: weights are
 data), so a spec regenerates the same SCM bit for bit. ``draw`` samples
@@ -33,10 +48,12 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Type
+from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import attrs
 import numpy as np
+
+from .plugins import UnknownComponentError, default_registry, load_component
 
 ROLES = ("root", "mechanism")
 
@@ -238,168 +255,57 @@ class Stressor(Component):
         raise NotImplementedError
 
 
-ROOT_DISTRIBUTIONS: Dict[str, Type[RootDistribution]] = {}
-MECHANISMS: Dict[str, Type[Mechanism]] = {}
-NOISES: Dict[str, Type[Noise]] = {}
-ROOT_DEPENDENCIES: Dict[str, Type[RootDependency]] = {}
-STRESSORS: Dict[str, Type[Stressor]] = {}
+#: component record kind → the base class its classes subclass
+COMPONENT_BASES: Dict[str, type] = {
+    "root_distribution": RootDistribution,
+    "mechanism": Mechanism,
+    "noise": Noise,
+    "root_dependency": RootDependency,
+    "stressor": Stressor,
+}
+
+#: (registry, {(kind, name): class}): classes resolved for the current default registry
+_CLASS_CACHE: List[Any] = [None, {}]
 
 
-def _registrar(table: Dict[str, Any], base: type) -> Callable[[type], type]:
-    def register(cls: type) -> type:
-        if not issubclass(cls, base) or not cls.kind:
-            raise TypeError(f"{cls.__name__} must subclass {base.__name__} and set `kind`")
-        if cls.kind in table and table[cls.kind] is not cls:
-            raise ValueError(f"{base.__name__} kind {cls.kind!r} already registered by {table[cls.kind].__name__}")
-        table[cls.kind] = cls
-        return cls
+def component_class(kind: str, name: str, where: str = "") -> type:
+    """The class of component ``name`` of record kind ``kind``, from the installed plugins.
 
-    return register
+    Resolved through :func:`causalarena.plugins.load_component` once per
+    (kind, name) and per default registry (a new registry, e.g. inside
+    :func:`~causalarena.plugins.temporary_plugins`, starts a new cache), so
+    compiling many specs imports and looks up each class once.
 
+    Args:
+        kind: one of :data:`COMPONENT_BASES` (``"mechanism"`` …).
+        name: the spec's ``kind`` string (``"linear"``).
+        where: what names it, for the error (``"SCM 'x', node 'X3' mechanism"``).
 
-register_root_distribution = _registrar(ROOT_DISTRIBUTIONS, RootDistribution)
-register_mechanism = _registrar(MECHANISMS, Mechanism)
-register_noise = _registrar(NOISES, Noise)
-register_root_dependency = _registrar(ROOT_DEPENDENCIES, RootDependency)
-register_stressor = _registrar(STRESSORS, Stressor)
-
-
-def _u(rng: np.random.Generator, lo: float, hi: float) -> float:
-    return float(rng.uniform(lo, hi))
-
-
-def _signed_weights(k: int, rng: np.random.Generator, scale: float) -> List[float]:
-    """Weights |w| ~ U[0.5, 1.5] with random sign, times ``scale``."""
-    w = rng.uniform(0.5, 1.5, size=k) * rng.choice([-1.0, 1.0], size=k)
-    return (w * scale).tolist()
-
-
-# -- mechanisms (App. A.1 "Mechanisms") ---------------------------------------
-
-
-class _WeightedMechanism(Mechanism):
-    """Common validation: ``weights`` has one entry per parent."""
-
-    def validate(self) -> None:
-        self._require("weights", "bias")
-        w = np.asarray(self._params["weights"], dtype=float)
-        if w.ndim != 1 or not np.all(np.isfinite(w)):
-            raise ValueError(f"{self.kind}: 'weights' must be a finite 1-D list")
-        self.weights = w
-
-
-@register_mechanism
-class LinearAdditive(_WeightedMechanism):
-    """f(x) = Σ_j w_j x_j + b.
-
-    App. A.1: weights scaled by 0.8/√k, bias ∈ [−0.5, 0.5].
+    Raises:
+        UnknownComponentSpecError: no installed distribution provides it (the
+            message names the component, ``where``, the distribution that
+            ships it when known, and what is installed).
+        SpecError: the provided class is not a subclass of the kind's base
+            class or declares another ``kind``.
     """
-
-    kind = "linear"
-    parameters = ("weights", "bias")
-
-    def __call__(self, parents):
-        return parents @ self.weights + self.bias
-
-    @classmethod
-    def draw(cls, k, rng):
-        return {"weights": _signed_weights(k, rng, 0.8 / math.sqrt(k)), "bias": _u(rng, -0.5, 0.5)}
-
-
-@register_mechanism
-class PolynomialAdditive(_WeightedMechanism):
-    """f(x) = Σ_j (w_j x_j + q_j x_j² + c_j x_j³) + b.
-
-    App. A.1: powers 2–4 … quadratic coefficients ∈ [−0.5, 0.5], cubic
-    ∈ [−0.15, 0.15]; linear weights scaled by 0.8/√k.
-    """
-
-    kind = "polynomial"
-    parameters = ("weights", "quadratic", "cubic", "bias")
-
-    def validate(self) -> None:
-        super().validate()
-        self._require("quadratic", "cubic")
-        self.quadratic = np.asarray(self._params["quadratic"], dtype=float)
-        self.cubic = np.asarray(self._params["cubic"], dtype=float)
-        if self.quadratic.shape != self.weights.shape or self.cubic.shape != self.weights.shape:
-            raise ValueError("polynomial: 'quadratic' and 'cubic' need one entry per parent")
-
-    def __call__(self, parents):
-        return parents @ self.weights + (parents**2) @ self.quadratic + (parents**3) @ self.cubic + self.bias
-
-    @classmethod
-    def draw(cls, k, rng):
-        return {
-            "weights": _signed_weights(k, rng, 0.8 / math.sqrt(k)),
-            "quadratic": rng.uniform(-0.5, 0.5, size=k).tolist(),
-            "cubic": rng.uniform(-0.15, 0.15, size=k).tolist(),
-            "bias": _u(rng, -0.5, 0.5),
-        }
-
-
-@register_mechanism
-class RandomNeural(Mechanism):
-    """One-hidden-layer network f(x) = w₂ᵀ tanh(W₁ᵀ x + b₁) + b₂.
-
-    App. A.1: 3–8 hidden units. ``hidden_weights`` is (k × h).
-    """
-
-    kind = "neural"
-    parameters = ("hidden_weights", "hidden_bias", "output_weights", "bias")
-
-    def validate(self) -> None:
-        self._require("hidden_weights", "hidden_bias", "output_weights", "bias")
-        self.hidden_weights = np.asarray(self._params["hidden_weights"], dtype=float)
-        self.hidden_bias = np.asarray(self._params["hidden_bias"], dtype=float)
-        self.output_weights = np.asarray(self._params["output_weights"], dtype=float)
-        h = self.hidden_bias.shape[0]
-        if self.hidden_weights.ndim != 2 or self.hidden_weights.shape[1] != h or self.output_weights.shape != (h,):
-            raise ValueError("neural: hidden_weights must be (k × h), hidden_bias and output_weights (h,)")
-
-    def n_inputs(self):
-        return int(self.hidden_weights.shape[0])
-
-    def __call__(self, parents):
-        return np.tanh(parents @ self.hidden_weights + self.hidden_bias) @ self.output_weights + self.bias
-
-    @classmethod
-    def draw(cls, k, rng):
-        h = int(rng.integers(3, 9))
-        return {
-            "hidden_weights": rng.normal(0.0, 1.0 / math.sqrt(k), size=(k, h)).tolist(),
-            "hidden_bias": rng.uniform(-0.5, 0.5, size=h).tolist(),
-            "output_weights": _signed_weights(h, rng, 1.2 / math.sqrt(h)),
-            "bias": _u(rng, -0.5, 0.5),
-        }
-
-
-@register_mechanism
-class Saturation(_WeightedMechanism):
-    """f(x) = scale · tanh((Σ_j w_j x_j + b) / scale).
-
-    Slope 1 near 0, saturating at ±scale. App. A.1: response scales
-    ∈ [0.8, 2.5]; weights scaled by 0.8/√k.
-    """
-
-    kind = "saturation"
-    parameters = ("weights", "bias", "scale")
-
-    def validate(self) -> None:
-        super().validate()
-        self._require("scale")
-        self._positive("scale")
-
-    def __call__(self, parents):
-        return self.scale * np.tanh((parents @ self.weights + self.bias) / self.scale)
-
-    @classmethod
-    def draw(cls, k, rng):
-        return {
-            "weights": _signed_weights(k, rng, 1.6 / math.sqrt(k)),
-            "bias": _u(rng, -0.5, 0.5),
-            "scale": _u(rng, 0.8, 2.5),
-        }
+    registry = default_registry()
+    if _CLASS_CACHE[0] is not registry:
+        _CLASS_CACHE[0], _CLASS_CACHE[1] = registry, {}
+    cache: Dict[Tuple[str, str], type] = _CLASS_CACHE[1]
+    cls = cache.get((kind, name))
+    if cls is None:
+        try:
+            cls = load_component(kind, name, where)
+        except UnknownComponentError as exc:
+            raise UnknownComponentSpecError(str(exc)) from None
+        base = COMPONENT_BASES[kind]
+        if not (isinstance(cls, type) and issubclass(cls, base)) or cls.kind != name:
+            info = registry.component(kind, name, where)
+            raise SpecError(f"{where + ': ' if where else ''}{kind.replace('_', ' ')} {name!r} of "
+                            f"{info.distribution} ({info.factory}) must be a {base.__name__} subclass with "
+                            f"kind = {name!r}, got {cls!r}")
+        cache[(kind, name)] = cls
+    return cls
 
 
 # ---------------------------------------------------------------------------
@@ -506,6 +412,14 @@ class NodeSpec:
 
 class SpecError(ValueError):
     """An invalid SCM spec; the message names the node and field."""
+
+
+class UnknownComponentSpecError(UnknownComponentError, SpecError):
+    """A spec names a component no installed distribution provides.
+
+    Both an :class:`~causalarena.plugins.UnknownComponentError` and a
+    :class:`SpecError`, so code that reports invalid specs reports it too.
+    """
 
 
 SPEC_FORMAT = "causalarena.scm/1"
@@ -657,13 +571,13 @@ class SCMSpec:
                     raise SpecError(f"{where}: field 'root_distribution' is required for a root")
                 if node.mechanism is not None or node.noise is not None:
                     raise SpecError(f"{where}: a root node takes 'root_distribution' only, not a mechanism or noise")
-                _build(ROOT_DISTRIBUTIONS, node.root_distribution, f"{where}.root_distribution")
+                _build("root_distribution", node.root_distribution, f"{where}.root_distribution")
             else:
                 if not node.parents:
                     raise SpecError(f"{where}: a mechanism node needs at least one parent")
                 if node.mechanism is None:
                     raise SpecError(f"{where}: field 'mechanism' is required for a non-root")
-                mech = _build(MECHANISMS, node.mechanism, f"{where}.mechanism")
+                mech = _build("mechanism", node.mechanism, f"{where}.mechanism")
                 out_scale = node.mechanism.params.get("out_scale", 1.0)
                 if not (isinstance(out_scale, (int, float)) and math.isfinite(out_scale) and out_scale > 0):
                     raise SpecError(f"{where}.mechanism: 'out_scale' must be finite and > 0, got {out_scale!r}")
@@ -674,7 +588,7 @@ class SCMSpec:
                         f"{len(node.parents)} parents {list(node.parents)}"
                     )
             if node.noise is not None:
-                noise = _build(NOISES, node.noise, f"{where}.noise")
+                noise = _build("noise", node.noise, f"{where}.noise")
                 k = noise.n_inputs() if hasattr(noise, "n_inputs") else None
                 if k is not None and k != len(node.parents):
                     raise SpecError(f"{where}.noise: parameters are for {k} parents but the node has "
@@ -689,9 +603,9 @@ class SCMSpec:
             if not isinstance(block, (list, tuple)) or len(block) < 2 or not set(block) <= roots \
                     or len(set(block)) != len(block):
                 raise SpecError(f"{where}.params.nodes: expected at least two distinct root names, got {block!r}")
-            _build(ROOT_DEPENDENCIES, self.root_dependency, where)
+            _build("root_dependency", self.root_dependency, where)
         for i, st in enumerate(self.stressors):
-            _build(STRESSORS, st, f"SCM {self.id!r}.stressors[{i}]")
+            _build("stressor", st, f"SCM {self.id!r}.stressors[{i}]")
         self.topological_order()
 
     def compile(self) -> "SCM":
@@ -700,10 +614,14 @@ class SCMSpec:
         return SCM(self)
 
 
-def _build(table: Mapping[str, type], comp: ComponentSpec, where: str) -> Any:
-    cls = table.get(comp.kind)
-    if cls is None:
-        raise SpecError(f"{where}: unknown kind {comp.kind!r}; registered: {sorted(table)}")
+def _build(kind: str, comp: ComponentSpec, where: str) -> Any:
+    """Instantiate the component ``comp`` of record kind ``kind`` (``where`` names it in errors).
+
+    Raises:
+        UnknownComponentSpecError: nobody provides ``comp.kind``.
+        SpecError: its parameters are invalid (``where: message``).
+    """
+    cls = component_class(kind, comp.kind, where)
     try:
         return cls(**comp.params)
     except (TypeError, ValueError) as exc:
@@ -748,12 +666,12 @@ class SCM:
         self.order = spec.topological_order()
         self.parents = [np.array([index[p] for p in node.parents], dtype=np.int64) for node in spec.nodes]
         self._roots = [
-            _build(ROOT_DISTRIBUTIONS, n.root_distribution, n.name) if n.role == "root" else None for n in spec.nodes
+            _build("root_distribution", n.root_distribution, f"node {n.name!r} root_distribution") if n.role == "root" else None for n in spec.nodes
         ]
         self._mechanisms = [
-            _build(MECHANISMS, n.mechanism, n.name) if n.role == "mechanism" else None for n in spec.nodes
+            _build("mechanism", n.mechanism, f"node {n.name!r} mechanism") if n.role == "mechanism" else None for n in spec.nodes
         ]
-        self._noises = [_build(NOISES, n.noise, n.name) if n.noise is not None else None for n in spec.nodes]
+        self._noises = [_build("noise", n.noise, f"node {n.name!r} noise") if n.noise is not None else None for n in spec.nodes]
         self._out = [
             (float(n.mechanism.params.get("out_loc", 0.0)), float(n.mechanism.params.get("out_scale", 1.0)))
             if n.role == "mechanism" else (0.0, 1.0)
@@ -777,10 +695,10 @@ class SCM:
         self._dependency = None
         self._dependency_cols = np.zeros(0, dtype=np.int64)
         if spec.root_dependency is not None:
-            self._dependency = _build(ROOT_DEPENDENCIES, spec.root_dependency, "root_dependency")
+            self._dependency = _build("root_dependency", spec.root_dependency, "root_dependency")
             self._dependency_cols = np.array([index[r] for r in spec.root_dependency.params["nodes"]],
                                              dtype=np.int64)
-        stressors = [_build(STRESSORS, st, f"stressors[{i}]") for i, st in enumerate(spec.stressors)]
+        stressors = [_build("stressor", st, f"stressors[{i}]") for i, st in enumerate(spec.stressors)]
         self.observation_stressors = [st for st in stressors if st.stage == "observation"]
         self.intervention_stressors = [st for st in stressors if st.stage == "intervention"]
 
@@ -929,12 +847,14 @@ def node_from_components(name: str, parents: Sequence[str], rng: np.random.Gener
     if not parents:
         tags.setdefault("root", root)
         return NodeSpec(name=name, role="root",
-                        root_distribution=ComponentSpec(kind=root, params=ROOT_DISTRIBUTIONS[root].draw(rng)),
+                        root_distribution=ComponentSpec(kind=root, params=component_class("root_distribution", root, f"node {name!r} root_distribution").draw(rng)),
                         tags=tags)
-    tags.setdefault("mechanism", MECHANISMS[mechanism].factor_tag())
+    mech_cls = component_class("mechanism", mechanism, f"node {name!r} mechanism")
+    tags.setdefault("mechanism", mech_cls.factor_tag())
     tags.setdefault("noise", noise)
-    mech_spec = ComponentSpec(kind=mechanism, params=MECHANISMS[mechanism].draw(len(parents), rng))
-    noise_spec = None if noise == "none" else ComponentSpec(kind=noise, params=NOISES[noise].draw(rng, k=len(parents)))
+    mech_spec = ComponentSpec(kind=mechanism, params=mech_cls.draw(len(parents), rng))
+    noise_spec = None if noise == "none" else ComponentSpec(
+        kind=noise, params=component_class("noise", noise, f"node {name!r} noise").draw(rng, k=len(parents)))
     return NodeSpec(name=name, role="mechanism", parents=tuple(parents), mechanism=mech_spec,
                     noise=noise_spec, tags=tags)
 
@@ -972,7 +892,7 @@ def calibrate_outputs(spec: SCMSpec, n: int = 2000, seed: int = 0,
         if update:
             node = attrs.evolve(node, mechanism=ComponentSpec(kind=node.mechanism.kind,
                                                               params={**node.mechanism.params, **update}))
-            scm._mechanisms[j] = _build(MECHANISMS, node.mechanism, node.name)
+            scm._mechanisms[j] = _build("mechanism", node.mechanism, node.name)
         f = scm._mechanisms[j](pa)
         loc, sd = float(np.mean(f)), float(np.std(f))
         if not (math.isfinite(loc) and math.isfinite(sd)) or sd < 1e-12:
@@ -988,17 +908,10 @@ def calibrate_outputs(spec: SCMSpec, n: int = 2000, seed: int = 0,
             if update:
                 node = attrs.evolve(node, noise=ComponentSpec(kind=node.noise.kind,
                                                               params={**node.noise.params, **update}))
-                noise = _build(NOISES, node.noise, node.name)
+                noise = _build("noise", node.noise, node.name)
                 scm._noises[j] = noise
         scm._out[j] = (loc, sd)
         x[:, j] = scm.apply_noise(j, signal, exo, pa)
         nodes[j] = node
     return attrs.evolve(spec, nodes=nodes)
 
-
-# The component catalogue of App. A.1 lives in its own modules; importing them
-# registers every kind (they import the base classes above, hence the end).
-from . import distributions as _distributions  # noqa: E402,F401
-from . import mechanisms as _mechanisms  # noqa: E402,F401
-from . import stressors as _stressors  # noqa: E402,F401
-from .cards import components as _card_components  # noqa: E402,F401

@@ -9,10 +9,27 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from arena_family_synthetic.graphs import (DENSITY, GENERATORS, GRAPH_FAMILIES, MIN_DEPTH, _repair_isolated,
-                                           _select_edges, collider_rich, density_bounds, depth, edge_range,
-                                           erdos_renyi, graph_audit, in_degree_cap, n_pairs, n_roots,
-                                           n_v_structures, sample_graph, scale_free, small_world)
+from arena_family_synthetic.graphs import (
+    DENSITY,
+    GENERATORS,
+    GRAPH_FAMILIES,
+    MIN_DEPTH,
+    _repair_isolated,
+    _select_edges,
+    collider_rich,
+    density_bounds,
+    depth,
+    edge_range,
+    erdos_renyi,
+    graph_audit,
+    in_degree_cap,
+    n_pairs,
+    n_roots,
+    n_v_structures,
+    sample_graph,
+    scale_free,
+    small_world,
+)
 
 DIMS = (10, 20, 30, 50, 100)
 SEEDS = range(6)

@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 from arena_family_synthetic import schedule as S
-from arena_family_synthetic.family import (SyntheticFamily, assign_noises, edge_tags, generate_spec,
-                                           root_family_count)
+from arena_family_synthetic.family import SyntheticFamily, assign_noises, edge_tags, generate_spec, root_family_count
 from causalarena.plugins import get_registry
 
 TEST_KEY = "test-operator-key"
@@ -168,7 +167,7 @@ def test_bad_options_are_named(options, message):
 
 
 def test_generated_datasets_pass_the_audits():
-    from causalarena.audits import audit_instance
+    from arena_family_synthetic.audits import audit_instance
 
     fam = SyntheticFamily(per_cell=4, graphs=("er", "sf"))
     for inst in fam.instances():

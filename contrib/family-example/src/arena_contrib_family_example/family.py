@@ -10,7 +10,9 @@ original conditional probability tables (linear-Gaussian unless said):
   smoke → bronc, tub → either ← lung, either → xray, either → dysp ← bronc;
   interventions on ``smoke`` and ``either`` only (``intervention_targets``).
 * ``sprinkler`` — cloudy → sprinkler, cloudy → rain, sprinkler → wet ← rain,
-  wet → slippery; cloudy is Bernoulli(0.5), the other nodes saturate (tanh).
+  wet → slippery; cloudy is Bernoulli(0.5) (``textbook_bernoulli``, this
+  distribution's own component, :mod:`.components`), the other nodes
+  saturate (tanh).
 * ``alarm`` — Pearl (1988): burglary → alarm ← earthquake, alarm → john,
   alarm → mary; Laplace noise (non-Gaussian, so LiNGAM can orient it).
 * ``collider_chain`` — a → b ← c → d ← e: two colliders sharing c.
@@ -70,7 +72,7 @@ def sprinkler() -> SCMSpec:
     return SCMSpec(
         id=f"{NAME}/sprinkler",
         nodes=(
-            root("cloudy", kind="bernoulli", p=0.5),
+            root("cloudy", kind="textbook_bernoulli", p=0.5),
             node("sprinkler", {"cloudy": -1.5}, bias=0.5, mechanism="saturation", scale=1.0),
             node("rain", {"cloudy": 1.8}, bias=-0.6, mechanism="saturation", scale=1.0),
             node("wet", {"sprinkler": 1.0, "rain": 1.2}, mechanism="saturation", scale=1.5, noise=0.3),

@@ -1,7 +1,8 @@
-"""Entry point ``causalarena: textbook``: the family's descriptor.
+"""Entry point ``causalarena: textbook``: the family's descriptor and its one SCM component.
 
 Cheap by contract: imports only the core's hook marker and records; the SCMs
-are built when the family is loaded for a run.
+are built when the family is loaded for a run, and the component class
+(:mod:`.components`) is imported when a spec first names it.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from causalarena.hookspecs import hookimpl
-from causalarena.records import FamilyInfo
+from causalarena.records import ComponentInfo, FamilyInfo
 
 CITATION = (
     "Lauritzen, S. L., & Spiegelhalter, D. J. (1988). Local computations with probabilities on graphical "
@@ -30,3 +31,11 @@ def arena_families() -> Iterator[FamilyInfo]:
                     "confounded triangle); obs and obs+int",
         citation=CITATION,
     )
+
+
+@hookimpl
+def arena_components() -> Iterator[ComponentInfo]:
+    """Yield the ``textbook_bernoulli`` root distribution (the ``sprinkler`` SCM's ``cloudy``)."""
+    yield ComponentInfo(kind="root_distribution", name="textbook_bernoulli",
+                        factory="arena_contrib_family_example.components:TextbookBernoulli",
+                        description="Bernoulli(p) on {0, 1} (the textbook family's own root)")

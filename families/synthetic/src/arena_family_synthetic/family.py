@@ -32,15 +32,14 @@ from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
 import attrs
 import numpy as np
 
-from causalarena.distributions import PAPER_NOISES, PAPER_ROOTS
-from causalarena.family import Family, Instance, SCMInstance, Suite
-from causalarena.mechanisms import MECHANISM_TAGS, kinds_for_tag
-from causalarena.scm import (ROOT_DEPENDENCIES, STRESSORS, ComponentSpec, SCMSpec, calibrate_outputs,
-                             node_from_components)
+from causalarena.family import SPLITS, Family, Instance, InstanceSummary, SCMInstance, Suite
+from causalarena.scm import ComponentSpec, SCMSpec, calibrate_outputs, component_class, node_from_components
 
 from . import GENERATOR_VERSION
 from . import schedule as S
-from .graphs import sample_graph
+
+# The catalogue (scipy) and the graph generators are imported where SCMs are generated, so that
+# listing the 1,000 ids of the pool (``arena show synthetic``) imports neither.
 
 #: active mechanism / noise family count by d (App. A.1 "Family mixing")
 ACTIVE_FAMILIES_BY_D = {10: (2, 4), 20: (3, 5), 30: (4, 6), 50: (5, 8), 100: (6, 10)}
@@ -102,6 +101,10 @@ def _used(nodes: Sequence[Any], key: str) -> List[str]:
 
 def _draw_equations(cid: S.ConfigId, a: np.ndarray, graph_record: Dict[str, Any], block: int,
                     rng: np.random.Generator, config_id: str) -> SCMSpec:
+    from .distributions import PAPER_NOISES, PAPER_ROOTS
+    from .mechanisms import MECHANISM_TAGS, kinds_for_tag
+    from .stressors import EQUATION_STRESSORS
+
     d = cid.d
     names = [f"X{i}" for i in range(d)]
     stressors = S.difficulty(block, cid.slot)
@@ -131,14 +134,14 @@ def _draw_equations(cid: S.ConfigId, a: np.ndarray, graph_record: Dict[str, Any]
     root_dependency = None
     if dependency != "independent":
         block_names = [names[j] for j in root_idx]
-        params = ROOT_DEPENDENCIES[dependency].draw(len(block_names), rng)
+        params = component_class("root_dependency", dependency).draw(len(block_names), rng)
         root_dependency = ComponentSpec(kind=dependency, params={**params, "nodes": block_names})
         for j in root_idx:  # their marginals come from the joint block (column-standardised)
             nodes[j] = attrs.evolve(nodes[j], tags={**nodes[j].tags, "root": f"dependent:{dependency}"},
                                     root_distribution=ComponentSpec(kind="gaussian",
                                                                     params={"loc": 0.0, "scale": 1.0}))
-    spec_stressors = [ComponentSpec(kind=s, params=STRESSORS[s].draw(d, names, rng))
-                      for s in stressors if s in STRESSORS]
+    spec_stressors = [ComponentSpec(kind=s, params=component_class("stressor", s).draw(d, names, rng))
+                      for s in stressors if s not in EQUATION_STRESSORS]
     metadata: Dict[str, Any] = {
         "generator": GENERATOR_VERSION, "config_id": config_id, "release": cid.release,
         **({"round": cid.round} if cid.round is not None else {}),
@@ -163,8 +166,9 @@ def pilot_audit(spec: SCMSpec) -> List[str]:
     audit rules" (App. A.1). Deep chains of super-linear mechanisms can pass
     a pilot and still overflow on another sample; this catches them.
     """
-    from causalarena.audits import audit_cell
     from causalarena.protocol import N_REPLICATES
+
+    from .audits import audit_cell
 
     scm = spec.compile()
     cells = [(PILOT_FAMILY, split, 0, PILOT_MAX_ABS_CORR) for split in ("obs", "obs_int")]
@@ -187,7 +191,7 @@ def _redraw_nodes(spec: SCMSpec, names: Sequence[str], rng: np.random.Generator,
     new mechanism tag and a noise family other than "none", both from the
     SCM's active families, and their tags follow.
     """
-    from causalarena.scm import MECHANISMS, NOISES, ROOT_DISTRIBUTIONS
+    from .mechanisms import kinds_for_tag
 
     nodes = list(spec.nodes)
     meta = spec.metadata
@@ -209,18 +213,18 @@ def _redraw_nodes(spec: SCMSpec, names: Sequence[str], rng: np.random.Generator,
         if node.role == "root":
             if dep is not None and node.name in dep.params["nodes"]:
                 block = list(dep.params["nodes"])
-                dep = ComponentSpec(kind=dep.kind, params={**ROOT_DEPENDENCIES[dep.kind].draw(len(block), rng),
+                dep = ComponentSpec(kind=dep.kind, params={**component_class("root_dependency", dep.kind).draw(len(block), rng),
                                                            "nodes": block})
             else:
                 kind = node.root_distribution.kind
                 nodes[i] = attrs.evolve(node, root_distribution=ComponentSpec(
-                    kind=kind, params=ROOT_DISTRIBUTIONS[kind].draw(rng)))
+                    kind=kind, params=component_class("root_distribution", kind).draw(rng)))
             continue
         k = len(node.parents)
-        mech = ComponentSpec(kind=node.mechanism.kind, params=MECHANISMS[node.mechanism.kind].draw(k, rng))
+        mech = ComponentSpec(kind=node.mechanism.kind, params=component_class("mechanism", node.mechanism.kind).draw(k, rng))
         noise = node.noise
         if noise is not None:
-            params = NOISES[noise.kind].draw(rng, k=k)
+            params = component_class("noise", noise.kind).draw(rng, k=k)
             if high_noise:
                 params["extra_scale"] = HIGH_NOISE_SCALE
             noise = ComponentSpec(kind=noise.kind, params=params)
@@ -269,6 +273,8 @@ def generate_spec(config_id: str, key: Optional[str] = None) -> SCMSpec:
         ReservedKeyError: reserved/fresh id without the key.
         RuntimeError: no draw passed the audits in MAX_DATA_ATTEMPTS tries.
     """
+    from .graphs import sample_graph
+
     cid = S.parse_id(config_id)
     rng = np.random.default_rng(S.config_seed(config_id, key=key))
     block = S.block_index(cid.graph, cid.d)
@@ -376,10 +382,16 @@ class SyntheticFamily(Family):
 
     The default selection (d = 10, every graph family, the first two public
     slots: one clean and one single-stressor SCM each) is the demo's; the
-    suites and ``arena audit`` select more.
+    suites and ``arena audit`` select more. The full 1,000-configuration
+    pool is ``dims=10,20,30,50,100 per_cell=20 pool=all`` (reserved ids need
+    the key to be generated, not to be listed).
+
+    Listing (:meth:`ids`, :meth:`listing`) reads everything from the ids and
+    generates no SCM; :meth:`select` and :meth:`instance` generate on request.
     """
 
     name = "synthetic"
+    takes_fresh: ClassVar[bool] = True
     suites: ClassVar[Tuple[Suite, ...]] = ()
 
     def __init__(self, dims: Any = (10,), graphs: Any = None, per_cell: int = 2, pool: str = "public",
@@ -387,7 +399,6 @@ class SyntheticFamily(Family):
         if options:
             raise ValueError(f"synthetic: unknown option(s) {sorted(options)}; "
                              "known: dims, graphs, per_cell, pool, fresh, n_replicates")
-        super().__init__()
         for name, value in (("per_cell", per_cell), ("n_replicates", n_replicates)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"synthetic: option {name} must be a positive integer, got {value!r}")
@@ -416,6 +427,9 @@ class SyntheticFamily(Family):
         self.fresh = fresh
         self.n_replicates = int(n_replicates)
         self._cache: Dict[str, SCMInstance] = {}
+        # the checked options, so that a worker process rebuilds the same family (``audit``)
+        super().__init__(dims=self.dims, graphs=self.graphs, per_cell=self.per_cell, pool=self.pool,
+                         fresh=self.fresh, n_replicates=self.n_replicates)
 
     def slots(self) -> Tuple[int, ...]:
         if self.fresh is not None or self.pool == "all":
@@ -424,7 +438,39 @@ class SyntheticFamily(Family):
         return base[: self.per_cell]
 
     def config_ids(self) -> List[str]:
+        """The configuration ids of the selection (graph family outer, then d, then slot); nothing generated."""
         return [S.make_id(g, d, k, self.fresh) for g in self.graphs for d in self.dims for k in self.slots()]
+
+    def ids(self) -> List[str]:
+        """Same as :meth:`config_ids` (the :class:`~causalarena.family.Family` name)."""
+        return self.config_ids()
+
+    def listing(self) -> List[InstanceSummary]:
+        """One summary per selected id, ``d`` read from the id: no SCM is generated (1,000 ids in milliseconds).
+
+        A configuration whose generation would fail its audits is only known
+        by generating it, so ``error`` is empty here (``arena audit`` finds those).
+        """
+        return [InstanceSummary(scm_id=cid, d=S.parse_id(cid).d, splits=SPLITS, n_replicates=self.n_replicates)
+                for cid in self.config_ids()]
+
+    def select(self, scm_ids: Sequence[str]) -> List[Any]:
+        """Generate the instances of the requested ids, inside the option selection or not.
+
+        Ids that are not synthetic ids (another family's, no known graph family
+        prefix) are skipped for the caller to report; an id of this grid's shape
+        that is invalid (off-grid d, wrong half, non-canonical) raises.
+
+        Raises:
+            ValueError: an invalid synthetic id (the message says how to write it).
+            ReservedKeyError: a reserved or fresh id without the operator's key.
+        """
+        out = []
+        for sid in scm_ids:
+            if not S.looks_like_id(sid):
+                continue
+            out.append(self.instance(sid))
+        return out
 
     def instance(self, scm_id: str) -> Any:
         """The instance of an id; a configuration no draw could pass the audits for becomes a
@@ -450,6 +496,82 @@ class SyntheticFamily(Family):
     def expected_counts(self) -> Dict[str, Dict[str, int]]:
         """Counts the schedule prescribes for the selected ids (``arena audit`` compares them)."""
         return S.schedule_counts(self.config_ids())
+
+    def audit(self, scm_ids: Optional[Sequence[str]] = None, splits: Optional[Sequence[str]] = None,
+              replicates: Optional[int] = None, jobs: int = 1) -> List[Dict[str, Any]]:
+        """Regenerate the selected configurations and run the App. A.2 audits on their released tables.
+
+        Args:
+            scm_ids: keep only these ids of the selection (default: every selected id).
+            splits, replicates: which tables (default: both splits, every replicate).
+            jobs: worker processes (:func:`.audits.audit_family`).
+
+        Returns:
+            One record per id, in selection order: the keys of
+            :meth:`causalarena.family.Family.audit` (``failed_tables`` counts
+            distinct failed (split, replicate) tables; ``errors`` holds the
+            generation error, if any) plus ``generation`` (resample
+            statistics), ``factors``, ``node_tags``, ``generate_seconds`` and
+            ``audit_seconds``, which :meth:`audit_details` renders.
+        """
+        from .audits import audit_family
+
+        ids = self.config_ids()
+        if scm_ids:
+            wanted = set(scm_ids)
+            ids = [i for i in ids if i in wanted]
+        records = audit_family(self.name, self.options, ids, jobs=jobs, splits=splits, replicates=replicates)
+        for rec in records:
+            rec["failed_tables"] = len({(f["split"], f["replicate"]) for f in rec.get("failures", [])})
+            rec["errors"] = [rec["generation_error"]] if rec.get("generation_error") else []
+        return records
+
+    def audit_details(self, records: List[Dict[str, Any]]) -> Tuple[List[Any], bool]:
+        """The resample statistics and the factor counts against the schedule (rich tables).
+
+        Returns:
+            ``(renderables, ok)``: a "resample statistics" table (graph and data
+            attempts, rejections by reason), a "factor counts" table (SCMs per
+            factor value, the schedule's expected count, nodes for node-level
+            tags) and one line saying whether the counts match the schedule;
+            ``ok`` is False when any expected count differs.
+        """
+        from rich.table import Table
+
+        from .audits import summarise_audit
+
+        summary = summarise_audit(records)
+        out: List[Any] = []
+        ok = True
+        table = Table(title="resample statistics (App. A.2 gates, bounded resampling)")
+        for c in ("stage", "attempts mean", "attempts max", "rejections by reason"):
+            table.add_column(c)
+        for stage in ("graph", "data"):
+            att = summary[f"{stage}_attempts"]
+            table.add_row(stage, f"{sum(att) / len(att):.2f}" if att else "–", str(max(att)) if att else "–",
+                          ", ".join(f"{k} {v}" for k, v in sorted(summary[f"{stage}_rejections"].items())) or "none")
+        out.append(table)
+        expected = self.expected_counts()
+        counts = Table(title="factor counts (SCMs carrying the tag; nodes for node-level tags)")
+        for c in ("factor", "value", "SCMs", "expected", "nodes"):
+            counts.add_column(c)
+        for key, values in summary["counts"].items():
+            node_key = {"mechanisms": "mechanism", "noises": "noise", "roots": "root"}.get(key)
+            for value, n in sorted(values.items(), key=lambda kv: (-kv[1], kv[0])):
+                exp = expected.get(key, {}).get(value)
+                nodes = summary["node_counts"][node_key].get(value, "") if node_key else ""
+                counts.add_row(key, value, str(n), "" if exp is None else str(exp), str(nodes))
+        out.append(counts)
+        if expected:
+            mismatched = [f"{k}={v}: {summary['counts'].get(k, {}).get(v, 0)} vs {n}"
+                          for k, vals in expected.items() for v, n in vals.items()
+                          if summary["counts"].get(k, {}).get(v, 0) != n]
+            if mismatched:
+                out.append(f"[red]counts differ from the schedule[/red]: {mismatched[:10]}")
+                ok = False
+            else:
+                out.append("[green]counts match the grid's schedule[/green]")
+        return out, ok
 
 
 #: App. A.2 suites: the d = 30 representative subset, 10 public SCMs per graph family

@@ -37,8 +37,10 @@ from __future__ import annotations
 import math
 from typing import Callable, Dict, Optional, Tuple
 
-import networkx as nx
 import numpy as np
+
+# networkx is imported by the three generators that use it (scale_free, tree, small_world), so that
+# listing ids (which reads GRAPH_FAMILIES) does not import it
 
 #: the 10 graph families of App. A.1, in the paper's order (keys of config ids such as "layered-d30-004")
 GRAPH_FAMILIES: Tuple[str, ...] = ("er", "sf", "chain", "tree", "layered", "bipartite", "small_world",
@@ -288,6 +290,8 @@ def scale_free(d: int, n_edges: int, cap: Optional[int], rng: np.random.Generato
     is a preferential-attachment tree, kept whole (d − 1 edges): dropping a tree
     edge would mostly isolate a leaf.
     """
+    import networkx as nx
+
     caps = _caps(d, cap)
     k = 1
     while k < d - 2 and k * (d - k) < n_edges:
@@ -355,6 +359,8 @@ def tree(d: int, n_edges: int, cap: Optional[int], rng: np.random.Generator,
     family's defining property holds for every draw: the transitive reduction
     is the backbone forest, i.e. every node's ancestors form a single chain.
     """
+    import networkx as nx
+
     g = nx.random_labeled_tree(d, seed=_seed(rng))
     root = int(rng.integers(d))
     order = [root] + [v for _, v in nx.bfs_edges(g, root)]
@@ -507,6 +513,8 @@ def small_world(d: int, n_edges: int, cap: Optional[int], rng: np.random.Generat
     cap leaves the skeleton too few edges for the target, k grows by 2 and the
     skeleton is redrawn.
     """
+    import networkx as nx
+
     caps = _caps(d, cap)
     k_max = d - 1 - (d - 1) % 2
     k = min(max(2, 2 * round(n_edges / d)), k_max)

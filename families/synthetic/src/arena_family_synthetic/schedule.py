@@ -84,6 +84,16 @@ def make_id(graph: str, d: int, slot: int, fresh: Optional[int] = None) -> str:
     return f"{graph}-d{d}-{'r' if slot in RESERVED_SLOTS else ''}{slot:03d}"
 
 
+def looks_like_id(config_id: str) -> bool:
+    """Whether ``config_id`` is meant as a synthetic id: the id pattern with a known graph family.
+
+    ``parse_id`` may still reject it (off-grid d, wrong half, non-canonical);
+    another family's id (``sachs``, ``clinic-reminders``) is not one.
+    """
+    m = _ID.match(config_id)
+    return bool(m) and m["graph"] in graph_families()
+
+
 def parse_id(config_id: str) -> ConfigId:
     """Parse and check a configuration id.
 

@@ -127,14 +127,14 @@ def audit_cell(spec: Any, family: str, split: str, replicate: int, protocol: str
     Returns:
         Reasons (empty: the cell passes); the caller adds the cell.
     """
-    from .protocol import sample_cell
+    from causalarena.protocol import sample_cell
 
     scm = scm if scm is not None else spec.compile()
     cell = sample_cell(spec, family, split, replicate, protocol, n, scm=scm)
     problems = audit_table(cell.x, spec.names, spec_boundaries(scm), cell.x_structural, max_abs_corr)
     if split != "obs" and cell.exogenous is not None:
         try:
-            from .interventions import intervention_audit
+            from causalarena.interventions import intervention_audit
         except ImportError:  # pragma: no cover - older core
             return problems
         problems += [f"intervention {p}" for p in intervention_audit(
@@ -185,11 +185,11 @@ def _audit_one(task) -> Dict[str, Any]:
     import time
     import traceback
 
-    from .plugins import get_registry
+    from causalarena.plugins import default_registry
 
     t0 = time.perf_counter()
     try:
-        fam = get_registry().family(family).load()(**options)
+        fam = default_registry().family(family).load()(**options)
         inst = fam.instance(scm_id)
         if getattr(inst, "error", None):  # the family could not generate it (e.g. audits exhausted)
             raise RuntimeError(inst.error)

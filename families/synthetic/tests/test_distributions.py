@@ -14,12 +14,36 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from causalarena.distributions import PAPER_NOISES, PAPER_ROOTS, ROOT_DEPENDENCY_MODES
-from causalarena.scm import (MECHANISMS, NOISES, ROOT_DEPENDENCIES, ROOT_DISTRIBUTIONS, ComponentSpec, NodeSpec,
-                             SCMSpec, SpecError, calibrate_outputs, node_from_components)
+from arena_family_synthetic.distributions import PAPER_NOISES, PAPER_ROOTS, ROOT_DEPENDENCY_MODES
+from causalarena.plugins import default_registry
+from causalarena.scm import (
+    ComponentSpec,
+    NodeSpec,
+    SCMSpec,
+    SpecError,
+    calibrate_outputs,
+    component_class,
+    node_from_components,
+)
 
 N = 200_000
 SEEDS = range(300)
+
+
+def _installed(kind):
+    """{spec kind: class} of ``kind`` from the core's basic set and this distribution (the grid's catalogue)."""
+    registry = default_registry()
+    return {r.name: component_class(kind, r.name) for r in registry.components.values()
+            if r.kind == kind and r.distribution in ("causal-arena", "arena-family-synthetic")}
+
+
+ROOT_DISTRIBUTIONS = _installed('root_distribution')
+
+NOISES = _installed('noise')
+
+ROOT_DEPENDENCIES = _installed('root_dependency')
+
+MECHANISMS = _installed('mechanism')
 
 
 def assert_mean(x, mean, sd):
@@ -49,8 +73,7 @@ def test_paper_catalogue_is_registered():
     assert len(PAPER_ROOTS) == 14 and set(PAPER_ROOTS) <= set(ROOT_DISTRIBUTIONS)
     assert "laplace" in ROOT_DISTRIBUTIONS and "laplace" not in PAPER_ROOTS
     assert len(PAPER_NOISES) == 15 and PAPER_NOISES[-1] == "none"
-    # plus the scenario cards' channel (causalarena.cards.components), not a synthetic-grid noise
-    assert set(PAPER_NOISES) - {"none"} == set(NOISES) - {"card_channel"} and "none" not in NOISES
+    assert set(PAPER_NOISES) - {"none"} == set(NOISES) and "none" not in NOISES
     assert ROOT_DEPENDENCY_MODES == ("independent", "common_factor", "random_covariance", "uniform_ball")
     assert set(ROOT_DEPENDENCY_MODES[1:]) <= set(ROOT_DEPENDENCIES)
     assert {k for k in PAPER_ROOTS if ROOT_DISTRIBUTIONS[k].discrete} == {

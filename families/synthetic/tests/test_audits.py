@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from causalarena.audits import audit_table
+from arena_family_synthetic.audits import audit_table
 
 NAMES = ["A", "B", "C"]
 

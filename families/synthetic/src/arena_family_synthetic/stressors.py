@@ -36,11 +36,13 @@ from typing import Any, ClassVar, Dict, List, Sequence
 
 import numpy as np
 
-from .scm import Stressor, register_stressor
+from causalarena.scm import Stressor
 
 #: the eight stressors of App. A.1 "Difficulty variants", in the paper's order
 STRESSOR_NAMES = ("weak_signal", "high_noise", "feature_warping", "outliers", "missingness", "feature_corruption",
                   "intervention_shift", "soft")
+#: the two stressors that act on the structural equations (no class, no spec stressor)
+EQUATION_STRESSORS = ("weak_signal", "high_noise")
 #: weak-signal stressor: mechanism output sd (calibrate_outputs ``strength``), App. A.1
 WEAK_SIGNAL_STRENGTH = 0.45
 #: high-noise stressor: extra Gaussian noise scale (noise ``extra_scale``), App. A.1
@@ -130,7 +132,6 @@ def _moments(block: np.ndarray):
 # -- observation stage --------------------------------------------------------
 
 
-@register_stressor
 class FeatureWarping(_ColumnStressor):
     """Monotone warping of about 55 % of the columns, App. A.1 "Observation stressors".
 
@@ -194,7 +195,6 @@ def _hit(x: np.ndarray, intervention_mask: np.ndarray, idx: np.ndarray, fraction
     return hit
 
 
-@register_stressor
 class Outliers(_ColumnStressor):
     """Outlier contamination of about 2.5 % of the entries, App. A.1 "Observation stressors".
 
@@ -236,7 +236,6 @@ class Outliers(_ColumnStressor):
                 "scale": float(rng.uniform(*OUTLIER_SCALE))}
 
 
-@register_stressor
 class Missingness(_ColumnStressor):
     """Missingness with mean imputation, about 5 % of the entries, App. A.1 "Observation stressors".
 
@@ -280,7 +279,6 @@ class Missingness(_ColumnStressor):
                 "jitter": MISSING_JITTER}
 
 
-@register_stressor
 class FeatureCorruption(_ColumnStressor):
     """Feature corruption: about 3 % of the entries permuted within their column, App. A.1.
 
@@ -325,7 +323,6 @@ class FeatureCorruption(_ColumnStressor):
 # -- intervention stage -------------------------------------------------------
 
 
-@register_stressor
 class SoftIntervention(Stressor):
     """Soft interventions, App. A.1 "Intervention stressors" (softness 0.45).
 
@@ -354,7 +351,6 @@ class SoftIntervention(Stressor):
         return {"softness": SOFTNESS}
 
 
-@register_stressor
 class InterventionShift(_ColumnStressor):
     """Interventional distribution shift, App. A.1 "Intervention stressors".
 

@@ -7,8 +7,9 @@ import re
 import numpy as np
 import pytest
 
-from causalarena.mechanisms import MECHANISM_TAGS, kinds_for_tag
-from causalarena.scm import MECHANISMS, SCMSpec, SpecError, calibrate_outputs, node_from_components
+from arena_family_synthetic.mechanisms import GRID_MECHANISMS, MECHANISM_TAGS, kinds_for_tag
+from causalarena.plugins import default_registry
+from causalarena.scm import SCMSpec, SpecError, calibrate_outputs, component_class, node_from_components
 
 CATALOGUE = ("activation", "aggregation", "discretisation", "exp_log", "interaction", "linear", "neural", "periodic",
              "piecewise", "polynomial", "product", "random_function_product", "rational", "regime_switching", "rff",
@@ -18,6 +19,16 @@ ACTIVATIONS = ("relu", "leaky_relu", "softplus", "sigmoid", "abs", "sign", "step
 
 # rows (x1, x2) used by most known-answer cases
 X = np.array([[1.0, 2.0], [0.0, -1.0], [-0.5, 0.5]])
+
+
+def _installed(kind):
+    """{spec kind: class} of ``kind`` from the core's basic set and this distribution (the grid's catalogue)."""
+    registry = default_registry()
+    return {r.name: component_class(kind, r.name) for r in registry.components.values()
+            if r.kind == kind and r.distribution in ("causal-arena", "arena-family-synthetic")}
+
+
+MECHANISMS = _installed('mechanism')
 
 
 def sig(z):
@@ -34,7 +45,7 @@ def mech(kind, **params):
 
 
 def test_sixteen_tags_seventeen_kinds():
-    assert set(CATALOGUE) <= set(MECHANISMS)
+    assert set(CATALOGUE) == set(MECHANISMS) == set(GRID_MECHANISMS)
     assert len(MECHANISM_TAGS) == 16 and len(set(MECHANISM_TAGS)) == 16
     assert list(MECHANISM_TAGS) == sorted(MECHANISM_TAGS)
     assert {MECHANISMS[k].factor_tag() for k in CATALOGUE} == set(MECHANISM_TAGS)
@@ -521,7 +532,6 @@ def test_per_parent_counts_are_the_n_inputs():
 
 def test_rank_activation_with_a_calibrated_reference_is_a_fixed_function():
     """Known answer: reference quantiles [0, 1, 2, 4] → rank(u) is their piecewise-linear CDF."""
-    from causalarena.scm import MECHANISMS
 
     m = MECHANISMS["activation"](weights=[1.0], bias=0.0, activation="rank", reference=[0.0, 1.0, 2.0, 4.0])
     x = np.array([[-1.0], [0.5], [2.0], [3.0], [9.0]])

@@ -5,10 +5,21 @@ import json
 import numpy as np
 import pytest
 
-from causalarena import stressors as stz
-from causalarena.scm import STRESSORS, ComponentSpec, NodeSpec, SCMSpec, SpecError
+from arena_family_synthetic import stressors as stz
+from causalarena.plugins import default_registry
+from causalarena.scm import ComponentSpec, NodeSpec, SCMSpec, SpecError, component_class
 
 NAMES = [f"X{i}" for i in range(6)]
+
+
+def _installed(kind):
+    """{spec kind: class} of ``kind`` from the core's basic set and this distribution (the grid's catalogue)."""
+    registry = default_registry()
+    return {r.name: component_class(kind, r.name) for r in registry.components.values()
+            if r.kind == kind and r.distribution in ("causal-arena", "arena-family-synthetic")}
+
+
+STRESSORS = _installed('stressor')
 
 
 def table(n=20_000, seed=0):

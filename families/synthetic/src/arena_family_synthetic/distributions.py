@@ -1,16 +1,19 @@
 """Root distributions, structural noise families and root-dependency samplers.
 
 The component catalogue of the CausalArena paper, App. A.1 ("Root
-distributions", "Root dependency", "Structural noise"). Every class is
-registered under its spec ``kind`` on import (``scm`` imports this module at
-its end), takes its parameters as keyword arguments (validated; unknown names
-are rejected) and draws them from the paper's ranges with ``draw``. Values are
+distributions", "Root dependency", "Structural noise"), beyond the core's
+basic set (:mod:`causalarena.components`: gaussian, uniform, laplace and
+lognormal roots; gaussian, uniform, laplace and student_t noise). Every class
+is registered under its spec ``kind`` by this distribution's
+``arena_components()`` (:mod:`.plugin`), takes its parameters as keyword
+arguments (validated; unknown names are rejected) and draws them from the
+paper's ranges with ``draw``. Values are
 in the units of the node (the sampler standardises mechanism outputs before
 noise is applied, so noise scales are relative to a unit-variance signal).
 
 Exports:
-    PAPER_ROOTS: the 14 root families of App. A.1 (``laplace`` is registered
-        as well, for existing specs, but is not a paper family).
+    PAPER_ROOTS: the 14 root families of App. A.1 (``laplace``, in the core's
+        basic set, is not a paper family).
     PAPER_NOISES: the 15 noise options of App. A.1, including ``"none"`` (a
         noiseless equation: ``noise = None`` in the spec, no class).
     ROOT_DEPENDENCY_MODES: ``"independent"`` (no ``root_dependency`` in the
@@ -25,15 +28,10 @@ from typing import Any, List, Optional
 import numpy as np
 from scipy.special import expit, softmax
 
-from .scm import (
-    Noise,
-    RootDependency,
-    RootDistribution,
-    _u,
-    register_noise,
-    register_root_dependency,
-    register_root_distribution,
-)
+from causalarena.components import ScaleNoise as _ScaleNoise
+from causalarena.components import check_finite as _finite
+from causalarena.components import draw_uniform as _u
+from causalarena.scm import Noise, RootDependency, RootDistribution
 
 PAPER_ROOTS = (
     "uniform", "gaussian", "truncated_gaussian", "lognormal", "gamma", "scaled_beta", "exponential", "gumbel",
@@ -48,15 +46,8 @@ ROOT_DEPENDENCY_MODES = ("independent", "common_factor", "random_covariance", "u
 
 
 # ---------------------------------------------------------------------------
-# validation helpers
+# validation helpers (``_finite`` is the core's :func:`causalarena.components.check_finite`)
 # ---------------------------------------------------------------------------
-
-
-def _finite(comp: Any, *names: str) -> None:
-    for n in names:
-        v = comp._params.get(n)
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer)) or not math.isfinite(v):
-            raise ValueError(f"{comp.kind}: parameter {n!r} must be a finite number, got {v!r}")
 
 
 def _in_open_unit(comp: Any, name: str) -> None:
@@ -88,48 +79,6 @@ def _probabilities(comp: Any, name: str, min_len: int) -> np.ndarray:
 # ---------------------------------------------------------------------------
 
 
-@register_root_distribution
-class GaussianRoot(RootDistribution):
-    """N(loc, scale²). App. A.1: loc ~ N(0, 1), scale ∈ [0.5, 2.0]."""
-
-    kind = "gaussian"
-    parameters = ("loc", "scale")
-
-    def validate(self) -> None:
-        self._require("loc", "scale")
-        _finite(self, "loc")
-        self._positive("scale")
-
-    def sample(self, n, rng):
-        return rng.normal(self.loc, self.scale, size=n)
-
-    @classmethod
-    def draw(cls, rng):
-        return {"loc": float(rng.normal(0.0, 1.0)), "scale": _u(rng, 0.5, 2.0)}
-
-
-@register_root_distribution
-class UniformRoot(RootDistribution):
-    """U(low, high). App. A.1: low ∈ [−2, 0], high ∈ [0.5, 3.0]."""
-
-    kind = "uniform"
-    parameters = ("low", "high")
-
-    def validate(self) -> None:
-        self._require("low", "high")
-        _finite(self, "low", "high")
-        if not float(self.low) < float(self.high):
-            raise ValueError(f"uniform: low ({self.low}) must be < high ({self.high})")
-
-    def sample(self, n, rng):
-        return rng.uniform(self.low, self.high, size=n)
-
-    @classmethod
-    def draw(cls, rng):
-        return {"low": _u(rng, -2.0, 0.0), "high": _u(rng, 0.5, 3.0)}
-
-
-@register_root_distribution
 class TruncatedGaussianRoot(RootDistribution):
     """N(loc, scale²) clipped to loc ± 2.5·scale (mass Φ(−2.5) ≈ 0.62 % on each clip point).
 
@@ -160,54 +109,6 @@ class TruncatedGaussianRoot(RootDistribution):
         return {"loc": float(rng.normal(0.0, 0.8)), "scale": _u(rng, 0.4, 1.4)}
 
 
-@register_root_distribution
-class LaplaceRoot(RootDistribution):
-    """Laplace(loc, scale); variance 2·scale².
-
-    Not one of the 14 App. A.1 root families; kept registered for existing
-    specs (draw: loc 0, scale ∈ [0.4, 1.0]).
-    """
-
-    kind = "laplace"
-    parameters = ("loc", "scale")
-
-    def validate(self) -> None:
-        self._require("loc", "scale")
-        _finite(self, "loc")
-        self._positive("scale")
-
-    def sample(self, n, rng):
-        return rng.laplace(self.loc, self.scale, size=n)
-
-    @classmethod
-    def draw(cls, rng):
-        return {"loc": 0.0, "scale": _u(rng, 0.4, 1.0)}
-
-
-@register_root_distribution
-class LognormalRoot(RootDistribution):
-    """exp(N(mean, sigma²)); the result has mean exp(mean + sigma²/2).
-
-    App. A.1: log mean ``mean`` ∈ [−0.3, 0.7], log sd ``sigma`` ∈ [0.25, 0.9].
-    """
-
-    kind = "lognormal"
-    parameters = ("mean", "sigma")
-
-    def validate(self) -> None:
-        self._require("mean", "sigma")
-        _finite(self, "mean")
-        self._positive("sigma")
-
-    def sample(self, n, rng):
-        return rng.lognormal(self.mean, self.sigma, size=n)
-
-    @classmethod
-    def draw(cls, rng):
-        return {"mean": _u(rng, -0.3, 0.7), "sigma": _u(rng, 0.25, 0.9)}
-
-
-@register_root_distribution
 class GammaRoot(RootDistribution):
     """Gamma(concentration k, rate θ): mean k/θ, variance k/θ².
 
@@ -229,7 +130,6 @@ class GammaRoot(RootDistribution):
         return {"concentration": _u(rng, 1.0, 5.0), "rate": _u(rng, 0.5, 2.0)}
 
 
-@register_root_distribution
 class ScaledBetaRoot(RootDistribution):
     """low + (high − low)·Beta(a, b).
 
@@ -255,7 +155,6 @@ class ScaledBetaRoot(RootDistribution):
         return {"a": _u(rng, 0.8, 5.0), "b": _u(rng, 0.8, 5.0), "low": _u(rng, -1.0, 0.0), "high": _u(rng, 0.8, 3.0)}
 
 
-@register_root_distribution
 class ExponentialRoot(RootDistribution):
     """Exponential(rate): support [0, ∞), mean 1/rate. App. A.1: rate ∈ [0.4, 2.5]."""
 
@@ -274,7 +173,6 @@ class ExponentialRoot(RootDistribution):
         return {"rate": _u(rng, 0.4, 2.5)}
 
 
-@register_root_distribution
 class GumbelRoot(RootDistribution):
     """Gumbel(loc, scale) (maximum type): mean loc + γ·scale, variance π²·scale²/6.
 
@@ -297,7 +195,6 @@ class GumbelRoot(RootDistribution):
         return {"loc": _u(rng, -1.0, 1.0), "scale": _u(rng, 0.3, 1.8)}
 
 
-@register_root_distribution
 class BernoulliRoot(RootDistribution):
     """Bernoulli(p) on {0, 1}. App. A.1: p ∈ [0.15, 0.85]."""
 
@@ -317,7 +214,6 @@ class BernoulliRoot(RootDistribution):
         return {"p": _u(rng, 0.15, 0.85)}
 
 
-@register_root_distribution
 class PoissonRoot(RootDistribution):
     """Poisson(rate) on {0, 1, …}: mean = variance = rate. App. A.1: rate ∈ [1, 12]."""
 
@@ -337,7 +233,6 @@ class PoissonRoot(RootDistribution):
         return {"rate": _u(rng, 1.0, 12.0)}
 
 
-@register_root_distribution
 class OrdinalRoot(RootDistribution):
     """Ordered levels 0, …, k−1 with probabilities ``probs`` (length k).
 
@@ -362,7 +257,6 @@ class OrdinalRoot(RootDistribution):
         return {"probs": softmax(rng.standard_normal(k)).tolist()}
 
 
-@register_root_distribution
 class MixtureGaussianRoot(RootDistribution):
     """weight·N(loc1, scale1²) + (1 − weight)·N(loc2, scale2²).
 
@@ -390,7 +284,6 @@ class MixtureGaussianRoot(RootDistribution):
                 "loc2": _u(rng, 0.2, 2.0), "scale2": _u(rng, 0.3, 1.0)}
 
 
-@register_root_distribution
 class MultinomialRoot(RootDistribution):
     """An unordered category index c ∈ {0, …, K−1}, standardised: (c − μ)/σ.
 
@@ -425,7 +318,6 @@ class MultinomialRoot(RootDistribution):
         return {"probs": softmax(rng.uniform(-1.5, 1.5, size=k)).tolist()}
 
 
-@register_root_distribution
 class ZipfRoot(RootDistribution):
     """min(V, cap) − μ with P(V = v) ∝ v^−alpha on v = 1, …, ``support``, cap = 10.
 
@@ -458,7 +350,8 @@ class ZipfRoot(RootDistribution):
 
 
 # ---------------------------------------------------------------------------
-# structural noise (App. A.1 "Structural noise")
+# structural noise (App. A.1 "Structural noise"; gaussian, uniform, laplace and
+# student_t are the core's, :mod:`causalarena.components`)
 #
 # ``draw(rng, k=None)``: ``k`` is the node's number of parents; only
 # ``rff_heteroskedastic`` needs it, the others accept and ignore it so a
@@ -466,72 +359,6 @@ class ZipfRoot(RootDistribution):
 # ---------------------------------------------------------------------------
 
 
-class _ScaleNoise(Noise):
-    """Noise with a single positive ``scale`` drawn from [lo, hi]."""
-
-    parameters = ("scale",)
-    scale_range = (0.05, 0.45)
-
-    def validate(self) -> None:
-        self._require(*self.parameters)
-        self._positive("scale")
-
-    @classmethod
-    def draw(cls, rng, k: Optional[int] = None):
-        return {"scale": _u(rng, *cls.scale_range)}
-
-
-@register_noise
-class GaussianNoise(_ScaleNoise):
-    """Additive N(0, scale²); App. A.1 scale ∈ [0.05, 0.45]."""
-
-    kind = "gaussian"
-
-    def sample(self, n, rng):
-        return rng.normal(0.0, self.scale, size=n)
-
-
-@register_noise
-class UniformNoise(_ScaleNoise):
-    """Additive U(−scale, scale) (variance scale²/3); App. A.1 scale ∈ [0.05, 0.45]."""
-
-    kind = "uniform"
-
-    def sample(self, n, rng):
-        return rng.uniform(-self.scale, self.scale, size=n)
-
-
-@register_noise
-class LaplaceNoise(_ScaleNoise):
-    """Additive Laplace(0, scale) (variance 2·scale²); App. A.1 scale ∈ [0.03, 0.35]."""
-
-    kind = "laplace"
-    scale_range = (0.03, 0.35)
-
-    def sample(self, n, rng):
-        return rng.laplace(0.0, self.scale, size=n)
-
-
-@register_noise
-class StudentTNoise(Noise):
-    """Additive scale·t(df) (variance scale²·df/(df − 2)); App. A.1 df ∈ [2.5, 8], scale ∈ [0.03, 0.30]."""
-
-    kind = "student_t"
-    parameters = ("df", "scale")
-
-    def validate(self) -> None:
-        self._require("df", "scale")
-        self._positive("df", "scale")
-
-    def sample(self, n, rng):
-        return self.scale * rng.standard_t(self.df, size=n)
-
-    @classmethod
-    def draw(cls, rng, k: Optional[int] = None):
-        return {"df": _u(rng, 2.5, 8.0), "scale": _u(rng, 0.03, 0.30)}
-
-
-@register_noise
 class MultiplicativeLognormalNoise(Noise):
     """value = signal·exp(sigma·z), z ~ N(0, 1); the exogenous column holds sigma·z.
 
@@ -557,7 +384,6 @@ class MultiplicativeLognormalNoise(Noise):
         return {"sigma": _u(rng, 0.03, 0.25)}
 
 
-@register_noise
 class HeteroskedasticNoise(Noise):
     """value = s + (base + slope·sigmoid(|s|))·z, z ~ N(0, 1), s = the (calibrated) signal.
 
@@ -587,7 +413,6 @@ class HeteroskedasticNoise(Noise):
         return {"base": _u(rng, 0.02, 0.15), "slope": _u(rng, 0.02, 0.20)}
 
 
-@register_noise
 class RFFHeteroskedasticNoise(Noise):
     """value = s + softplus(g(parents))·z, z ~ N(0, 1), g a random-Fourier-feature function.
 
@@ -659,7 +484,6 @@ class RFFHeteroskedasticNoise(Noise):
         }
 
 
-@register_noise
 class TargetR2Noise(Noise):
     """Additive N(0, scale²) with scale chosen so that R² = var(s)/(var(s) + scale²) equals ``r2``.
 
@@ -702,7 +526,6 @@ class TargetR2Noise(Noise):
         return {"r2": _u(rng, 0.1, 0.9)}
 
 
-@register_noise
 class MixtureOutlierNoise(Noise):
     """Additive two-component mixture: N(0, outlier_scale²) with probability outlier_prob, else N(0, base_scale²).
 
@@ -731,7 +554,6 @@ class MixtureOutlierNoise(Noise):
                 "outlier_scale": _u(rng, 0.8, 2.5)}
 
 
-@register_noise
 class QuantizedNoise(Noise):
     """value = step·round((s + ε)/step), ε ~ N(0, scale²): Gaussian-noisy values on a grid.
 
@@ -757,7 +579,6 @@ class QuantizedNoise(Noise):
         return {"scale": _u(rng, 0.05, 0.45), "step": _u(rng, 0.05, 0.35)}
 
 
-@register_noise
 class CensoredNoise(Noise):
     """value = clip(s + ε, low, high), ε ~ N(0, scale²).
 
@@ -808,7 +629,6 @@ class CensoredNoise(Noise):
         return {"scale": _u(rng, 0.05, 0.45)}
 
 
-@register_noise
 class BetaNoise(Noise):
     """Additive scale·(Beta(a, b) − a/(a + b)): centred, support [−scale·a/(a+b), scale·b/(a+b)].
 
@@ -830,7 +650,6 @@ class BetaNoise(Noise):
         return {"a": _u(rng, 1.0, 10.0), "b": _u(rng, 1.0, 10.0), "scale": _u(rng, 0.05, 0.45)}
 
 
-@register_noise
 class ExponentialNoise(Noise):
     """Additive scale·(E − 1/rate), E ~ Exponential(rate): centred, one-sided (support ≥ −scale/rate).
 
@@ -853,7 +672,6 @@ class ExponentialNoise(Noise):
         return {"rate": _u(rng, 0.8, 4.0), "scale": _u(rng, 0.03, 0.35)}
 
 
-@register_noise
 class GumbelNoise(_ScaleNoise):
     """Additive Gumbel(−γ·scale, scale) (γ Euler's constant): centred, variance π²·scale²/6.
 
@@ -905,7 +723,6 @@ class _RootBlock(RootDependency):
         return len(self.nodes)
 
 
-@register_root_dependency
 class CommonFactorDependency(_RootBlock):
     """x_i = signs_i·(√rho·f + √(1 − rho)·e_i), f, e_i i.i.d. N(0, 1).
 
@@ -939,7 +756,6 @@ class CommonFactorDependency(_RootBlock):
         return {"rho": _u(rng, 0.25, 0.75), "signs": rng.choice([-1.0, 1.0], size=int(r)).tolist()}
 
 
-@register_root_dependency
 class RandomCovarianceDependency(_RootBlock):
     """Gaussian N(0, Σ), Σ = L Lᵀ + 0.15·I, L = ``loadings`` (r × q); columns divided by √Σ_ii.
 
@@ -981,7 +797,6 @@ class RandomCovarianceDependency(_RootBlock):
         return {"loadings": rng.standard_normal((int(r), q)).tolist()}
 
 
-@register_root_dependency
 class UniformBallDependency(_RootBlock):
     """Uniform in the r-ball: center + scale·R·u, u uniform on the sphere, R = U^{1/r}; then standardised.
 

@@ -1,8 +1,8 @@
 """The mechanism catalogue of App. A.1 ("Mechanisms").
 
-The paper scores 16 mechanism tags. Four kinds live in :mod:`causalarena.scm`
-(``linear``, ``polynomial``, ``neural``, ``saturation``); this module
-registers the other thirteen kinds, twelve tags (``product`` and
+The paper scores 16 mechanism tags. Four kinds are the core's basic set
+(:mod:`causalarena.components`: ``linear``, ``polynomial``, ``neural``,
+``saturation``); this module holds the other thirteen kinds, twelve tags (``product`` and
 ``random_function_product`` are both scored as ``multiplicative``):
 
 =======================  ====================  ==========================================
@@ -40,13 +40,16 @@ times 0.8/√k; biases ~ U[−0.5, 0.5].
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from scipy import special, stats
 
-from .scm import MECHANISMS, Mechanism, _signed_weights, _u, register_mechanism
+from causalarena.components import draw_uniform as _u
+from causalarena.components import signed_weights as _signed_weights
+from causalarena.scm import Mechanism, component_class
 
 #: the 16 mechanism tags of App. A.1 (sorted); ``product`` and
 #: ``random_function_product`` share the tag ``multiplicative``
@@ -56,17 +59,30 @@ MECHANISM_TAGS: Tuple[str, ...] = (
 )
 
 
+#: the mechanism kinds of the grid (the core's four and this module's thirteen): the kinds
+#: :func:`kinds_for_tag` chooses from, so an installed third-party mechanism never changes
+#: what a configuration id generates
+GRID_MECHANISMS: Tuple[str, ...] = (
+    "activation", "aggregation", "discretisation", "exp_log", "interaction", "linear", "neural", "periodic",
+    "piecewise", "polynomial", "product", "random_function_product", "rational", "regime_switching", "rff",
+    "saturation", "tree",
+)
+
+
+@functools.lru_cache(maxsize=None)
 def kinds_for_tag(tag: str) -> Tuple[str, ...]:
-    """Registered mechanism kinds scored under factor tag ``tag`` (sorted).
+    """Mechanism kinds of the grid (:data:`GRID_MECHANISMS`) scored under factor tag ``tag`` (sorted).
 
     ``kinds_for_tag("multiplicative") == ("product", "random_function_product")``.
 
     Raises:
-        ValueError: no registered kind carries ``tag`` (names the known tags).
+        ValueError: no grid kind carries ``tag`` (names the known tags).
+        causalarena.plugins.UnknownComponentError: a grid kind is not installed.
     """
-    kinds = tuple(sorted(kind for kind, cls in MECHANISMS.items() if cls.factor_tag() == tag))
+    tags = {kind: component_class("mechanism", kind).factor_tag() for kind in GRID_MECHANISMS}
+    kinds = tuple(sorted(kind for kind, t in tags.items() if t == tag))
     if not kinds:
-        known = sorted({cls.factor_tag() for cls in MECHANISMS.values()})
+        known = sorted(set(tags.values()))
         raise ValueError(f"unknown mechanism tag {tag!r}; known tags: {known}")
     return kinds
 
@@ -174,7 +190,6 @@ class _CatalogueMechanism(Mechanism):
 # -- multiplicative (one tag, two kinds) ---------------------------------------
 
 
-@register_mechanism
 class Product(_CatalogueMechanism):
     """Multiplicative parent product f(x) = Π_j (w_j x_j + b_j).
 
@@ -205,7 +220,6 @@ class Product(_CatalogueMechanism):
         return {"weights": _linear_weights(k, rng), "biases": rng.uniform(-0.4, 0.4, size=k).tolist()}
 
 
-@register_mechanism
 class RandomFunctionProduct(_CatalogueMechanism):
     """Random-function product f(x) = s · Π_j tanh(a_j x_j + c_j).
 
@@ -240,7 +254,6 @@ class RandomFunctionProduct(_CatalogueMechanism):
 # -- additive interaction -------------------------------------------------------
 
 
-@register_mechanism
 class Interaction(_CatalogueMechanism):
     """Additive interaction f(x) = Σ_j w_j x_j + Σ_p v_p x_{i_p} x_{j_p} + b.
 
@@ -297,7 +310,6 @@ class Interaction(_CatalogueMechanism):
 # -- rational / ratio -------------------------------------------------------------
 
 
-@register_mechanism
 class Rational(_CatalogueMechanism):
     """Denominator-safe ratio f(x) = (w·x + b) / (offset + |u·x|).
 
@@ -338,7 +350,6 @@ class Rational(_CatalogueMechanism):
 # -- exponential / log ------------------------------------------------------------
 
 
-@register_mechanism
 class ExpLog(_CatalogueMechanism):
     """Exponential or logarithmic response of the linear index u = w·x + b.
 
@@ -386,7 +397,6 @@ class ExpLog(_CatalogueMechanism):
 # -- periodic -----------------------------------------------------------------------
 
 
-@register_mechanism
 class Periodic(_CatalogueMechanism):
     """Additive periodic response f(x) = Σ_j a_j sin(ω_j x_j + φ_j) + b.
 
@@ -425,7 +435,6 @@ class Periodic(_CatalogueMechanism):
 # -- piecewise / threshold ------------------------------------------------------------
 
 
-@register_mechanism
 class Piecewise(_CatalogueMechanism):
     """Threshold response of u = w·x: two linear pieces and a jump at the cutoff c.
 
@@ -462,7 +471,6 @@ class Piecewise(_CatalogueMechanism):
 # -- mixture / regime switching ----------------------------------------------------------
 
 
-@register_mechanism
 class RegimeSwitching(_CatalogueMechanism):
     """Two linear regimes blended by a sigmoid gate.
 
@@ -506,7 +514,6 @@ class RegimeSwitching(_CatalogueMechanism):
 # -- random Fourier features ----------------------------------------------------------------
 
 
-@register_mechanism
 class RandomFourierFeatures(_CatalogueMechanism):
     """Random-Fourier-feature function (a GP draw with an RBF kernel, Rahimi & Recht 2007).
 
@@ -592,7 +599,6 @@ _ACTIVATIONS = {
 }
 
 
-@register_mechanism
 class Activation(_CatalogueMechanism):
     """An activation of the additive index: f(x) = act(w·x + b).
 
@@ -676,7 +682,6 @@ class Activation(_CatalogueMechanism):
 # -- tree ----------------------------------------------------------------------------------
 
 
-@register_mechanism
 class RegressionTree(_CatalogueMechanism):
     """A complete binary regression tree of depth D with axis-aligned splits.
 
@@ -743,7 +748,6 @@ class RegressionTree(_CatalogueMechanism):
 # -- discretisation / assignment ---------------------------------------------------------------
 
 
-@register_mechanism
 class Discretisation(_CatalogueMechanism):
     """A discretised response: each row is assigned to one of B bins or clusters, which sets its value.
 
@@ -817,7 +821,6 @@ class Discretisation(_CatalogueMechanism):
 # -- aggregation --------------------------------------------------------------------------------
 
 
-@register_mechanism
 class Aggregation(_CatalogueMechanism):
     """Max or log-sum-exp aggregation of the weighted parents and a constant reference b.
 

@@ -1,0 +1,81 @@
+"""Intervention protocols on SCMs with App. A.1 catalogue components (moved from the core's test_interventions.py).
+
+A Bernoulli root with a step activation (a parameter shift no parent scaling
+can move) and the intervention-stage stressors ``soft`` and
+``intervention_shift`` ship with this distribution, not with the core.
+"""
+
+import numpy as np
+import pytest
+
+from causalarena import interventions as iv
+from causalarena.interventions import PROTOCOLS, draw_shifts, effective_target_pool, intervention_audit
+from causalarena.scm import ComponentSpec, NodeSpec, SCMSpec
+
+# A -> B -> C -> D -> E, linear mechanisms without output calibration, so
+# node = w * parent + b + eps exactly.
+WEIGHTS = {"B": 2.0, "C": -1.0, "D": 0.5, "E": 1.5}
+BIASES = {"B": 0.5, "C": 0.3, "D": 1.0, "E": -0.4}
+NAMES = ["A", "B", "C", "D", "E"]
+
+
+def chain_spec(stressors=(), intervenable=None, sid="chain5"):
+    intervenable = intervenable or {}
+    nodes = [NodeSpec(name="A", role="root", intervenable=intervenable.get("A", True),
+                      root_distribution=ComponentSpec(kind="gaussian", params={"loc": 0.0, "scale": 1.0}))]
+    for parent, name in zip(NAMES, NAMES[1:]):
+        nodes.append(NodeSpec(name=name, role="mechanism", parents=(parent,),
+                              intervenable=intervenable.get(name, True),
+                              mechanism=ComponentSpec(kind="linear",
+                                                      params={"weights": [WEIGHTS[name]], "bias": BIASES[name]}),
+                              noise=ComponentSpec(kind="gaussian", params={"scale": 0.5})))
+    return SCMSpec(id=sid, nodes=nodes, stressors=list(stressors))
+
+
+SCM = chain_spec().compile()
+ALL = np.arange(5)
+FUNCS = {
+    "default": (iv.hard_resampling, 800, 200),
+    "fixed_setpoint": (iv.fixed_setpoint, 800, 200),
+    "parameter_shift": (iv.parameter_shift, 800, 200),
+    "high_fraction": (iv.high_fraction, 200, 800),
+    "multi_target": (iv.multi_target, 800, 200),
+    "dense_mixed": (iv.dense_mixed, 200, 800),
+}
+
+
+def run(name, seed=0, pool=ALL, scm=SCM):
+    f, n_obs, n_int = FUNCS[name]
+    x, mask, regime, exo = f(scm, n_obs, n_int, np.random.default_rng(seed), pool, return_exogenous=True)
+    return x, mask, regime, exo, n_obs, n_int
+
+
+
+def test_ineffective_parent_scale_is_replaced_by_the_next_kind():
+    """B = step(A − 0.5) with A ∈ {0, 1}: scaling A by 0.6–1.6 never moves B, so the shift becomes a strength."""
+    nodes = [NodeSpec(name="A", role="root", root_distribution=ComponentSpec(kind="bernoulli", params={"p": 0.5})),
+             NodeSpec(name="B", role="mechanism", parents=("A",),
+                      mechanism=ComponentSpec(kind="activation",
+                                              params={"weights": [1.0], "bias": -0.5, "activation": "step"}),
+                      noise=ComponentSpec(kind="gaussian", params={"scale": 0.3}))]
+    scm = SCMSpec(id="step", nodes=nodes).compile()
+    exo = scm.draw_exogenous(500, np.random.default_rng(0))
+    x = scm.propagate(exo)
+    iqr = np.array([np.nan, 1.0])
+    seed = next(s for s in range(50) if draw_shifts(np.random.default_rng(s), [1], iqr)[1][0] == "parent_scale")
+    factor = draw_shifts(np.random.default_rng(seed), [1], iqr)[1][1]
+    assert draw_shifts(np.random.default_rng(seed), [1], iqr, scm, x, exo) == {1: ("strength", factor)}
+    # through the protocol: the audit's "target values change" rule holds for every seed
+    for s in range(12):
+        out = iv.parameter_shift(scm, 300, 100, np.random.default_rng(s), [1], return_exogenous=True)
+        assert intervention_audit(scm, *out, [1]) == []
+
+
+@pytest.mark.parametrize("name", PROTOCOLS)
+def test_audit_passes_with_intervention_stressors(name):
+    spec = chain_spec(stressors=[ComponentSpec(kind="soft", params={"softness": 0.45}),
+                                 ComponentSpec(kind="intervention_shift",
+                                               params={"columns": ["C"], "shift": [0.3], "scale": [1.4]})])
+    scm = spec.compile()
+    x, mask, regime, exo, *_ = run(name, seed=9, scm=scm)
+    assert intervention_audit(scm, x, mask, regime, exo, effective_target_pool(name, scm, ALL)) == []
