@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -61,3 +62,11 @@ def test_validate_and_card_commands_on_the_shipped_pools(tmp_path):
     assert (tmp_path / "wildfire-smoke-shelter.png").stat().st_size > 10_000
     assert (tmp_path / "wildfire-smoke-shelter.svg").exists()
     shutil.rmtree(tmp_path)
+
+
+def test_card_components_and_commands_are_listed_from_arena_cards():
+    rows = json.loads(run_arena("plugins", "--json").stdout)
+    mine = {(r["kind"], r["name"]) for r in rows if r["distribution"] == "arena-cards"}
+    assert mine == {("component", "card_root"), ("component", "card_expression"), ("component", "card_channel"),
+                    ("command", "validate"), ("command", "card")}
+    assert "validate" in run_arena("--help").stdout

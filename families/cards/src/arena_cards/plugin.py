@@ -37,7 +37,8 @@ def arena_components() -> Iterator[ComponentInfo]:
 @hookimpl
 def arena_commands() -> Iterator[CommandInfo]:
     """Yield ``arena validate`` and ``arena card`` (:mod:`arena_cards.commands`)."""
-    yield CommandInfo(name="validate", factory="arena_cards.commands.validate",
-                      help="check scenario cards (file or folder) against every gate (App. A.3)")
-    yield CommandInfo(name="card", factory="arena_cards.commands.card",
-                      help="show a scenario card as a table or render its graph")
+    validate_help = "check scenario cards (file or folder) against every gate (App. A.3)"
+    card_help = "show a scenario card as a table or render its graph"
+    yield CommandInfo(name="validate", factory="arena_cards.commands.validate", help=validate_help,
+                      description=validate_help)
+    yield CommandInfo(name="card", factory="arena_cards.commands.card", help=card_help, description=card_help)
