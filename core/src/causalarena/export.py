@@ -27,7 +27,7 @@ import csv
 import json
 import re
 from pathlib import Path
-from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -79,8 +79,9 @@ def dataset_to_table(dataset: Dataset) -> Any:
     for j, c in enumerate(dataset.columns):
         arrays.append(pa.array(dataset.X[:, j], type=pa.float64()))
         names.append(c)
+    mask = np.asarray(dataset.intervention_mask)  # (n × d) bool: Dataset fills it when not given
     for j, c in enumerate(dataset.columns):
-        arrays.append(pa.array(dataset.intervention_mask[:, j], type=pa.bool_()))
+        arrays.append(pa.array(mask[:, j], type=pa.bool_()))
         names.append(MASK_PREFIX + c)
     arrays.append(pa.array(dataset.regime, type=pa.int64()))
     names.append(REGIME_COLUMN)
@@ -204,7 +205,7 @@ def export_instance(instance: Any, outdir: PathLike, splits: Optional[Iterable[s
             pq.write_table(dataset_to_table(ds), p)
             written.append(p)
     p = folder / "factors.json"
-    factors = {"factors": dict(getattr(instance, "factors", {}) or {})}
+    factors: Dict[str, Any] = {"factors": dict(getattr(instance, "factors", {}) or {})}
     spec = getattr(instance, "spec", None)
     if spec is not None and hasattr(spec, "nodes"):
         # node-level tags, and edge-level tags from the child's equation (App. A.1)

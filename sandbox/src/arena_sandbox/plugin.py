@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import attrs
+
 from causalarena.hookspecs import hookimpl
 from causalarena.records import CommandInfo, IsolationInfo, MethodInfo
 

@@ -7,13 +7,13 @@ below. Commands of other distributions come through the same hook
 (``arena_commands``): ``sandbox`` from arena-sandbox, ``validate`` and
 ``card`` from arena-cards.
 
-A plugin's command reuses the shared helpers::
+A plugin's command imports the public helpers from here::
 
-    from causalarena.commands import UsageError, parse_family_options
+    from causalarena.commands import UsageError, parse_family_options, add_family_option
 
-(the others, ``_console``, ``_csv``, ``_registry``, ``_family_object`` …, are in
-:mod:`causalarena.commands._common`). A :class:`UsageError` is printed as one
-line with exit code 2.
+A :class:`UsageError` is printed as one line with exit code 2. The core's
+own helpers (:mod:`causalarena.commands._common`) are not public: the lint's
+import contracts forbid plugins to import them.
 """
 
 from __future__ import annotations

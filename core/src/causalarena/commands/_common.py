@@ -1,8 +1,9 @@
 """Helpers shared by the ``arena`` commands (the core's and plugins' own).
 
-A plugin distribution's command imports what it needs from here (or
-``UsageError`` and ``parse_family_options`` from :mod:`causalarena.commands`):
-a :class:`UsageError` is printed by the frame (:mod:`causalarena.cli`) as one
+The core's commands import from here; a plugin distribution's command
+imports the public ones (``UsageError``, ``parse_family_options``,
+``add_family_option``) from :mod:`causalarena.commands`. A
+:class:`UsageError` is printed by the frame (:mod:`causalarena.cli`) as one
 line with exit code 2.
 
 Importing this module is cheap (standard library only): it is imported when
@@ -15,7 +16,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import IO, Any, Dict, List, Optional, Sequence, Tuple
 
 DEFAULT_RESULTS = "arena-results"
 STORE_NAME = "arena.sqlite"
@@ -120,26 +121,26 @@ class _FolderLock:
 
     def __init__(self, folder: Path) -> None:
         self.path = folder / ".arena.lock"
-        self.fh = None
+        self.fh: Optional[IO[str]] = None
 
     def __enter__(self) -> "_FolderLock":
         try:
             import fcntl
         except ImportError:  # pragma: no cover - non-POSIX
             return self
-        self.fh = open(self.path, "a+")
+        self.fh = fh = open(self.path, "a+")
         try:
-            fcntl.flock(self.fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            self.fh.seek(0)
-            owner = self.fh.read().strip() or "?"
-            self.fh.close()
+            fh.seek(0)
+            owner = fh.read().strip() or "?"
+            fh.close()
             raise UsageError(f"another `arena run` (pid {owner}) is using {self.path.parent}; "
                              "wait for it or use another --results folder") from None
-        self.fh.seek(0)
-        self.fh.truncate()
-        self.fh.write(str(os.getpid()))
-        self.fh.flush()
+        fh.seek(0)
+        fh.truncate()
+        fh.write(str(os.getpid()))
+        fh.flush()
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -206,7 +207,7 @@ def _family_instances(registry, families: List[Any], options: Dict[str, Dict[str
         UsageError: a family cannot be listed (a bad user table, a missing
             file, a malformed id), or no selected family has an id.
     """
-    out = []
+    out: List[Tuple[Any, Any]] = []
     unmatched = set(scm_ids or ())
     for info in families:
         fam = _family_object(registry, info.name, options.get(info.name, {}))

@@ -18,8 +18,17 @@ import os
 import time
 from typing import Any, Dict, List
 
-from ._common import (UsageError, _apply_fresh, _console, _csv, _family_object, _positive, _registry,
-                      add_family_option, parse_family_options)
+from ._common import (
+    UsageError,
+    _apply_fresh,
+    _console,
+    _csv,
+    _family_object,
+    _positive,
+    _registry,
+    add_family_option,
+    parse_family_options,
+)
 
 #: keys every audit record has (the contract of :meth:`Family.audit <causalarena.family.Family.audit>`)
 RECORD_KEYS = ("scm_id", "passed", "tables", "failed_tables", "failures", "errors")

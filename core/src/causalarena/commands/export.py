@@ -12,8 +12,19 @@ import argparse
 import json
 import sys
 
-from ._common import (UsageError, _apply_fresh, _console, _csv, _family_instances, _positive, _registry, _select,
-                      _validate_splits, add_family_option, parse_family_options)
+from ._common import (
+    UsageError,
+    _apply_fresh,
+    _console,
+    _csv,
+    _family_instances,
+    _positive,
+    _registry,
+    _select,
+    _validate_splits,
+    add_family_option,
+    parse_family_options,
+)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -48,8 +59,9 @@ def run(args: argparse.Namespace) -> int:
     instances = [inst for _, inst in pairs]
     if not instances:
         raise UsageError("nothing to export (check --family and --scm)")
-    if args.splits:
-        missing = [f"{i.family}/{i.scm_id}" for i in instances if not set(_csv(args.splits)) & set(i.splits)]
+    wanted_splits = _csv(args.splits)
+    if wanted_splits:
+        missing = [f"{i.family}/{i.scm_id}" for i in instances if not set(wanted_splits) & set(i.splits)]
         if missing:
             raise UsageError(f"--splits {args.splits}: not provided by {missing} (e.g. real tables are obs only)")
     written = 0

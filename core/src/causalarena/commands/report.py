@@ -9,8 +9,17 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import (DEFAULT_RESULTS, STORE_NAME, UsageError, _console, _csv, _registry, _results_dir,
-                      _validate_metrics, _write_report_files)
+from ._common import (
+    DEFAULT_RESULTS,
+    STORE_NAME,
+    UsageError,
+    _console,
+    _csv,
+    _registry,
+    _results_dir,
+    _validate_metrics,
+    _write_report_files,
+)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -15,9 +15,26 @@ import sys
 from typing import Any, Dict
 
 from ..records import STATUSES
-from ._common import (DEFAULT_RESULTS, STORE_NAME, UsageError, _apply_fresh, _console, _csv, _family_instances,
-                      _FolderLock, _positive, _print_errors, _registry, _results_dir, _select, _validate_metrics,
-                      _validate_splits, _write_report_files, add_family_option, parse_family_options)
+from ._common import (
+    DEFAULT_RESULTS,
+    STORE_NAME,
+    UsageError,
+    _apply_fresh,
+    _console,
+    _csv,
+    _family_instances,
+    _FolderLock,
+    _positive,
+    _print_errors,
+    _registry,
+    _results_dir,
+    _select,
+    _validate_metrics,
+    _validate_splits,
+    _write_report_files,
+    add_family_option,
+    parse_family_options,
+)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
