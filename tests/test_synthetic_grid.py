@@ -7,7 +7,6 @@ import sqlite3
 
 import pandas as pd
 import pytest
-
 from conftest import run_arena
 
 KEY = {"CAUSALARENA_RESERVED_KEY": "integration-test-key"}
@@ -104,3 +103,16 @@ def test_export_release_has_factor_tags_and_audit_records(tmp_path):
     assert factors["factors"]["generator"] == "synthetic@1" and factors["factors"]["graph"] == "er"
     assert len(factors["edges"]) == factors["factors"]["n_edges"]
     assert json.loads((folder / "audit.json").read_text())["passed"] is True
+
+
+def test_show_lists_the_full_pool_from_the_ids_without_generating():
+    # the reserved half needs the key to be generated, not to be listed: no SCM is built
+    proc = run_arena("show", "synthetic", "--family-option", "synthetic.dims=10,20,30,50,100",
+                     "--family-option", "synthetic.per_cell=20", "--family-option", "synthetic.pool=all",
+                     env={"CAUSALARENA_RESERVED_KEY": ""})
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 1000
+    assert lines[0] == "synthetic/er-d10-000\td=10\tsplits=obs,obs_int\treplicates=5"
+    assert lines[10] == "synthetic/er-d10-r010\td=10\tsplits=obs,obs_int\treplicates=5"
+    assert lines[-1] == "synthetic/collider_rich-d100-r019\td=100\tsplits=obs,obs_int\treplicates=5"
+    assert sum(line.split("\t")[1] == "d=50" for line in lines) == 200

@@ -147,3 +147,23 @@ def test_r2_sortability_known_answers_and_scale_invariance():
 def test_metadata_carries_both_sortabilities():
     ds = make_dataset(random_spec(), "fam", "obs", 0)
     assert 0.0 <= ds.metadata["varsortability"] <= 1.0 and 0.0 <= ds.metadata["r2_sortability"] <= 1.0
+
+
+def test_an_instance_compiles_its_spec_once_and_its_tables_keep_their_bytes(monkeypatch):
+    from causalarena.family import SCMInstance
+    from causalarena.scm import SCMSpec
+
+    spec = random_spec()
+    fresh = {(split, rep): make_dataset(spec, "fam", split, rep).to_npz_bytes()
+             for split in ("obs", "obs_int") for rep in range(2)}
+    calls = []
+    compile_ = SCMSpec.compile
+    monkeypatch.setattr(SCMSpec, "compile", lambda self: calls.append(self.id) or compile_(self))
+    inst = SCMInstance(family="fam", scm_id="proto", spec=spec)
+    for (split, rep), data in fresh.items():
+        assert inst.dataset(split, rep).to_npz_bytes() == data
+    assert calls == ["proto"]  # four tables, one compile
+    # make_dataset with an already-compiled SCM gives the same bytes as compiling it itself
+    scm = compile_(spec)
+    assert make_dataset(spec, "fam", "obs_int", 1, scm=scm).to_npz_bytes() == fresh[("obs_int", 1)]
+    assert calls == ["proto"]

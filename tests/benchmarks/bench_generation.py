@@ -109,8 +109,8 @@ def bench_linear(repeats: int = 30, n: int = 1000) -> None:
 
 def bench_pool(jobs: int, fraction: float, out: str = "") -> None:
     from arena_family_synthetic import schedule as S
+    from arena_family_synthetic.audits import audit_family, summarise_audit
     from arena_family_synthetic.family import SyntheticFamily
-    from causalarena.audits import audit_family, summarise_audit
 
     os.environ.setdefault(S.KEY_ENV, "benchmark-throwaway-key")
     ids = SyntheticFamily(dims=S.DIMS, pool="all", per_cell=20).config_ids()
