@@ -7,4 +7,4 @@ Both start the core's worker (``python -m causalarena.worker``) and speak its
 JSON-lines protocol, so the runner does not know the difference.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
