@@ -1,17 +1,13 @@
-"""Intervention protocols and their audit (CausalArena paper, App. A.1 "Interventions", App. A.2)."""
+"""The core's default intervention protocol and the audit (CausalArena paper, App. A.1 "Interventions", App. A.2).
+
+The App. A.2 protocol suite is tested with arena-family-synthetic (families/synthetic/tests/test_protocols.py).
+"""
 
 import numpy as np
 import pytest
 
 from causalarena import interventions as iv
-from causalarena.interventions import (
-    PROTOCOLS,
-    draw_shifts,
-    effective_target_pool,
-    intervention_audit,
-    multi_target_assignment,
-    structural_pool,
-)
+from causalarena.interventions import effective_target_pool, intervention_audit
 from causalarena.scm import ComponentSpec, NodeSpec, SCMSpec
 
 # A -> B -> C -> D -> E, linear mechanisms without output calibration, so
@@ -38,11 +34,6 @@ SCM = chain_spec().compile()
 ALL = np.arange(5)
 FUNCS = {
     "default": (iv.hard_resampling, 800, 200),
-    "fixed_setpoint": (iv.fixed_setpoint, 800, 200),
-    "parameter_shift": (iv.parameter_shift, 800, 200),
-    "high_fraction": (iv.high_fraction, 200, 800),
-    "multi_target": (iv.multi_target, 800, 200),
-    "dense_mixed": (iv.dense_mixed, 200, 800),
 }
 
 
@@ -56,19 +47,23 @@ def baseline_percentiles(scm, exo, n_obs, q):
     return np.percentile(scm.propagate(exo[:n_obs]), q, axis=0)
 
 
-def test_six_protocols_registered_in_paper_order_with_row_budgets():
+def test_default_protocol_registered_with_its_row_budget():
     from causalarena.plugins import get_registry
 
-    assert PROTOCOLS == ("default", "fixed_setpoint", "parameter_shift", "high_fraction", "multi_target",
-                         "dense_mixed")
-    reg = get_registry()
-    for name in PROTOCOLS:
-        info = reg.intervention(name)
-        assert (info.n_obs, info.n_int) == FUNCS[name][1:]
-        assert info.load() is FUNCS[name][0]
+    info = get_registry().intervention("default")
+    assert (info.n_obs, info.n_int) == (800, 200)
+    assert info.load() is iv.hard_resampling
 
 
-@pytest.mark.parametrize("name", PROTOCOLS)
+def test_unknown_protocol_names_installed_ones_and_the_suite_distribution():
+    from causalarena.protocol import make_dataset
+
+    with pytest.raises(ValueError, match=r"unknown intervention protocol 'nope'; installed: \[.*'default'.*\] "
+                                         r"\(the App. A.2 protocol suite .* ships with arena-family-synthetic\)"):
+        make_dataset(chain_spec(), "fam", "obs_int", 0, protocol="nope")
+
+
+@pytest.mark.parametrize("name", ["default"])
 def test_rows_mask_regime_and_audit(name):
     x, mask, regime, exo, n_obs, n_int = run(name)
     assert x.shape == (1000, 5) and mask.shape == (1000, 5) and mask.dtype == bool and regime.shape == (1000,)
@@ -77,6 +72,7 @@ def test_rows_mask_regime_and_audit(name):
     # regime = lowest-index target of the row
     assert (regime[n_obs:] == np.array([np.flatnonzero(r)[0] for r in mask[n_obs:]])).all()
     pool = effective_target_pool(name, SCM, ALL)
+    assert pool.tolist() == ALL.tolist()
     assert set(np.flatnonzero(mask.any(axis=0))) == set(pool.tolist())
     # observational rows are the unintervened propagation of the same draw
     assert np.array_equal(x[:n_obs], SCM.propagate(exo)[:n_obs])
@@ -86,7 +82,7 @@ def test_rows_mask_regime_and_audit(name):
     assert all(np.array_equal(a, b) for a, b in zip((x, mask, regime), again[:3]))
 
 
-@pytest.mark.parametrize("name", ["default", "fixed_setpoint", "parameter_shift", "high_fraction"])
+@pytest.mark.parametrize("name", ["default"])
 def test_single_target_protocols_are_balanced(name):
     _, mask, _, _, n_obs, n_int = run(name)
     assert (mask[n_obs:].sum(axis=1) == 1).all()
@@ -108,21 +104,8 @@ def test_default_protocol_generator_calls():
     assert np.array_equal(x[8 + np.arange(4), targets], rng.uniform(lo, hi))
 
 
-def test_hard_values_within_q10_q90_and_descendants_follow_their_equations():
-    x, mask, regime, exo, n_obs, _ = run("multi_target", seed=4)
-    x0 = SCM.propagate(exo)
-    q10, q90 = baseline_percentiles(SCM, exo, n_obs, [10, 90])
-    eps = x0.copy()
-    for j in range(1, 5):
-        eps[:, j] = x0[:, j] - (WEIGHTS[NAMES[j]] * x0[:, j - 1] + BIASES[NAMES[j]])
-    for j in range(5):
-        rows = mask[:, j]
-        assert ((x[rows, j] >= q10[j]) & (x[rows, j] <= q90[j])).all()
-        if j:
-            free = ~mask[:, j]
-            # known answer: child = w * (possibly intervened) parent + b + same noise draw
-            expected = WEIGHTS[NAMES[j]] * x[free, j - 1] + BIASES[NAMES[j]] + eps[free, j]
-            assert np.allclose(x[free, j], expected, rtol=0, atol=1e-12)
+def test_descendants_of_a_hard_target_are_recomputed():
+    """(the multi-target half of this test moved with the protocol to arena-family-synthetic)"""
     # single-target table, rows whose target is C: A, B untouched, D, E recomputed and changed
     x, mask, regime, exo, n_obs, _ = run("default", seed=4)
     x0 = SCM.propagate(exo)
@@ -132,156 +115,13 @@ def test_hard_values_within_q10_q90_and_descendants_follow_their_equations():
     assert (x[only_c, 3] != x0[only_c, 3]).all() and (x[only_c, 4] != x0[only_c, 4]).all()
 
 
-def test_fixed_setpoints_are_the_percentiles_within_jitter_and_balanced_per_target():
-    x, mask, _, exo, n_obs, _ = run("fixed_setpoint", seed=2)
-    q = baseline_percentiles(SCM, exo, n_obs, [20, 25, 50, 75, 80])
-    setpoints, iqr = q[[0, 2, 4]], q[3] - q[1]
-    for j in range(5):
-        values = x[mask[:, j], j]
-        dist = np.abs(values[:, None] - setpoints[:, j][None, :])   # (rows × 3)
-        level = dist.argmin(axis=1)
-        assert (dist.min(axis=1) <= 0.01 * iqr[j] + 1e-12).all()     # jitter half-width 1 % of the IQR
-        counts = np.bincount(level, minlength=3)
-        assert counts.max() - counts.min() <= 1                       # each setpoint on a third of the rows
-        # jitter is not zero (uniform in ±1 % IQR): spread about 2 % IQR / sqrt(12)
-        jitter = values - setpoints[level, j]
-        assert 0.3 * 0.02 * iqr[j] / np.sqrt(12) < jitter.std() < 2.0 * 0.02 * iqr[j] / np.sqrt(12)
-
-
-def identify_shift(x, x0, j, rows):
-    """Recover (kind, amount) of node j's shift on ``rows`` from the linear chain's equations."""
-    w, b = WEIGHTS[NAMES[j]], BIASES[NAMES[j]]
-    pa = x[rows, j - 1]                       # parents are not shifted (only one target per row)
-    eps = x0[rows, j] - (w * x0[rows, j - 1] + b)
-    value = x[rows, j]
-    candidates = {
-        "bias": value - (w * pa + b + eps),
-        "strength": (value - eps) / (w * pa + b),
-        "parent_scale": (value - eps - b) / (w * pa),
-    }
-    found = [(k, float(v[0])) for k, v in candidates.items() if np.ptp(v) < 1e-9]
-    assert len(found) == 1, candidates
-    return found[0]
-
-
-def test_parameter_shift_changes_only_the_target_mechanism_by_the_drawn_amount():
-    kinds_seen = set()
-    for seed in range(6):
-        x, mask, _, exo, n_obs, _ = run("parameter_shift", seed=seed)
-        x0 = SCM.propagate(exo)
-        assert not mask[:, 0].any()                            # root A is excluded (structural targets only)
-        iqr = np.subtract(*np.percentile(x0[:n_obs], [75, 25], axis=0))
-        for j in range(1, 5):
-            rows = np.flatnonzero(mask[:, j])
-            kind, amount = identify_shift(x, x0, j, rows)      # one shift per target per dataset
-            kinds_seen.add(kind)
-            if kind == "bias":
-                assert 0.3 - 1e-9 <= abs(amount) / iqr[j] <= 0.8 + 1e-9
-                # known answer: additive noise, so the value moves by exactly the bias
-                assert np.allclose(x[rows, j] - x0[rows, j], amount, rtol=0, atol=1e-12)
-            else:
-                assert 0.6 <= amount <= 0.85 or 1.15 <= amount <= 1.6
-            # upstream untouched on those rows
-            assert np.array_equal(x[np.ix_(rows, range(j))], x0[np.ix_(rows, range(j))])
-    assert kinds_seen == {"bias", "strength", "parent_scale"}
-
-
-def test_draw_shifts_ranges_and_balance():
-    rng = np.random.default_rng(0)
-    iqr = np.full(40, 2.0)
-    shifts = draw_shifts(rng, np.arange(30), iqr)
-    kinds = [k for k, _ in shifts.values()]
-    assert sorted(kinds.count(k) for k in iv.SHIFT_KINDS) == [10, 10, 10]
-    for kind, a in shifts.values():
-        if kind == "bias":
-            assert 0.3 * 2.0 <= abs(a) <= 0.8 * 2.0
-        else:
-            assert 0.6 <= a <= 0.85 or 1.15 <= a <= 1.6
-    many = draw_shifts(np.random.default_rng(1), np.arange(3000), np.ones(3000))
-    factors = np.array([a for k, a in many.values() if k != "bias"])
-    assert abs((factors > 1).mean() - 0.5) < 0.05                    # both sides, n = 2000: sd 0.011
-    biases = np.array([a for k, a in many.values() if k == "bias"])
-    assert abs((biases > 0).mean() - 0.5) < 0.07                     # n = 1000: sd 0.016
-
-
-def test_multi_target_rows_have_two_to_four_distinct_targets():
-    x, mask, _, exo, n_obs, n_int = run("multi_target", seed=1)
-    k = mask[n_obs:].sum(axis=1)
-    assert set(k.tolist()) == {2, 3, 4}
-    # k uniform on {2, 3, 4}: each ~ n_int / 3 = 66.7, binomial sd 6.7 -> within 25
-    assert (np.abs(np.bincount(k, minlength=5)[2:] - n_int / 3) < 25).all()
-    # capped at the pool size
-    _, small, _, _, _, _ = run("multi_target", seed=1, pool=np.array([1, 3]))
-    assert (small[800:].sum(axis=1) == 2).all() and set(np.flatnonzero(small.any(axis=0))) == {1, 3}
-
-
-def test_multi_target_assignment_first_target_is_balanced():
-    rows, cols = multi_target_assignment(np.array([3, 7, 9, 11, 20]), 1000, np.random.default_rng(0))
-    hits = np.bincount(cols, minlength=21)[[3, 7, 9, 11, 20]]
-    assert hits.min() >= 1000 // 5                                    # every row's first slot is balanced
-    per_row = np.bincount(rows, minlength=1000)
-    assert per_row.min() >= 2 and per_row.max() <= 4
-    pairs = set(zip(rows.tolist(), cols.tolist()))
-    assert len(pairs) == rows.size                                    # distinct within a row
-
-
-def test_dense_mixed_balances_kinds_and_applies_each():
-    f, n_obs, n_int = FUNCS["dense_mixed"]
-    x, mask, regime, exo, kinds = f(SCM, n_obs, n_int, np.random.default_rng(5), ALL, return_exogenous=True,
-                                    return_kinds=True)
-    assert (kinds[:n_obs] == -1).all()
-    counts = np.bincount(kinds[n_obs:], minlength=3)
-    assert counts.sum() == n_int and counts.max() - counts.min() <= 1
-    k = mask[n_obs:].sum(axis=1)
-    assert k.min() == 2 and k.max() == 4                              # structural pool B..E has 4 nodes
-    assert not mask[:, 0].any()
-    x0 = SCM.propagate(exo)
-    q = baseline_percentiles(SCM, exo, n_obs, [10, 20, 25, 50, 75, 80, 90])
-    hard = kinds == 0
-    setp = kinds == 1
-    shift = kinds == 2
-    for j in range(1, 5):
-        rows = mask[:, j]
-        v = x[rows & hard, j]
-        assert ((v >= q[0, j]) & (v <= q[6, j])).all()
-        v = x[rows & setp, j]
-        dist = np.abs(v[:, None] - q[[1, 3, 5], j][None, :]).min(axis=1)
-        assert (dist <= 0.01 * (q[4, j] - q[2, j]) + 1e-12).all()
-    # shift rows: each target's value follows one shift formula, given its (possibly intervened) parent
-    for j in range(1, 5):
-        rows = np.flatnonzero(mask[:, j] & shift)
-        w, b = WEIGHTS[NAMES[j]], BIASES[NAMES[j]]
-        eps = x0[rows, j] - (w * x0[rows, j - 1] + b)
-        pa = x[rows, j - 1]
-        cands = [x[rows, j] - (w * pa + b + eps), (x[rows, j] - eps) / (w * pa + b),
-                 (x[rows, j] - eps - b) / (w * pa)]
-        assert sum(np.ptp(c) < 1e-9 for c in cands) == 1
-
-
-def test_structural_pool_and_fallback():
-    assert structural_pool(SCM, np.array([0, 2, 4])).tolist() == [2, 4]
-    # pool of roots only: as many non-root intervenable nodes, derived from the SCM id (not the cell)
-    sub = structural_pool(SCM, np.array([0]))
-    assert sub.size == 1 and sub[0] in (1, 2, 3, 4)
-    assert structural_pool(SCM, np.array([0])).tolist() == sub.tolist()
-    x, mask, regime, exo, *_ = run("parameter_shift", pool=np.array([0]))
-    assert set(np.flatnonzero(mask.any(axis=0))) == set(sub.tolist())
-    assert intervention_audit(SCM, x, mask, regime, exo, effective_target_pool("parameter_shift", SCM, [0])) == []
-    # non-intervenable mechanism nodes are never substituted
-    locked = chain_spec(intervenable={"B": False, "C": False, "D": False}).compile()
-    assert structural_pool(locked, np.array([0])).tolist() == [4]
-    none = chain_spec(intervenable={n: False for n in NAMES[1:]}).compile()
-    with pytest.raises(ValueError, match="no intervenable non-root node"):
-        structural_pool(none, np.array([0]))
-
-
 def test_bad_pools_and_budgets():
     with pytest.raises(ValueError, match="target_pool is empty"):
         iv.hard_resampling(SCM, 10, 5, np.random.default_rng(0), [])
     with pytest.raises(ValueError, match=r"distinct node indices in \[0, 5\)"):
-        iv.multi_target(SCM, 10, 5, np.random.default_rng(0), [1, 7])
+        iv.hard_resampling(SCM, 10, 5, np.random.default_rng(0), [1, 7])
     with pytest.raises(ValueError, match="at least one observational row"):
-        iv.fixed_setpoint(SCM, 0, 5, np.random.default_rng(0), [1])
+        iv.hard_resampling(SCM, 0, 5, np.random.default_rng(0), [1])
 
 
 def test_audit_catches_corrupted_tables():
@@ -335,11 +175,11 @@ def test_audit_catches_corrupted_tables():
     assert intervention_audit(SCM, x, mask, regime, exo[:, :2], pool)[0].startswith("shape mismatch")
 
 
-def test_make_dataset_runs_every_protocol():
+def test_make_dataset_runs_the_default_protocol():
     from causalarena.protocol import make_dataset
 
     spec = chain_spec()
-    for name in PROTOCOLS:
+    for name in FUNCS:
         ds = make_dataset(spec, "fam", "obs_int", 0, protocol=name, standardise=False)
         n_obs, n_int = FUNCS[name][1:]
         assert ds.X.shape == (n_obs + n_int, 5)

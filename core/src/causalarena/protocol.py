@@ -135,8 +135,26 @@ def _protocol(name: str):
         return InterventionInfo(name="default", factory="causalarena.interventions:hard_resampling"), hard_resampling
     from .plugins import get_registry
 
-    info = get_registry().intervention(name)
+    registry = get_registry()
+    if name not in registry.interventions:
+        raise ValueError(f"unknown intervention protocol {name!r}; installed: {sorted(registry.interventions)} "
+                         "(the App. A.2 protocol suite - fixed_setpoint, parameter_shift, high_fraction, "
+                         "multi_target, dense_mixed - ships with arena-family-synthetic)")
+    info = registry.intervention(name)
     return info, info.load()
+
+
+def resolve_protocol(name: str):
+    """``(InterventionInfo, apply)`` of intervention protocol ``name``, through the registry (cached).
+
+    ``default`` is the core's :func:`causalarena.interventions.hard_resampling`;
+    every other name comes from an installed plugin's ``arena_interventions``.
+
+    Raises:
+        ValueError: ``name`` is not installed (the message lists the installed
+            protocols and says the App. A.2 suite ships with arena-family-synthetic).
+    """
+    return _protocol(name)
 
 
 @attrs.define
@@ -185,7 +203,7 @@ def sample_cell(spec, family: str, split: str, replicate: int, protocol: str = "
         mask = np.zeros_like(x, dtype=bool)
         regime = np.full(n_obs, -1, dtype=np.int64)
     else:
-        from .interventions import default_target_pool, effective_target_pool
+        from .interventions import default_target_pool
 
         info, apply = _protocol(protocol)
         n_obs, n_int = split_sizes(split, n, info.n_obs, info.n_int)
@@ -197,8 +215,9 @@ def sample_cell(spec, family: str, split: str, replicate: int, protocol: str = "
                 raise
             rng = np.random.default_rng(seed)  # a third-party protocol without the keyword
             x, mask, regime = apply(scm, n_obs, n_int, rng, pool)
-        # structural-only protocols (parameter shift, dense mixed) draw from their own pool
-        pool = effective_target_pool(protocol, scm, pool)
+        # a protocol with its own pool (structural-only ones: parameter shift, dense mixed) says so
+        pool_of = getattr(apply, "effective_pool", None)
+        pool = pool if pool_of is None else pool_of(scm, pool)
     x_struct = x
     if scm.observation_stressors:
         # own stream, so the structural values do not depend on the stressors

@@ -246,9 +246,19 @@ class Stressor(Component):
     corruption) without changing the ground truth. ``stage =
     "intervention"``: read by :meth:`SCM.propagate` on intervened rows (soft
     interventions, interventional distribution shift).
+
+    ``effect`` says what an intervention-stage stressor does there, so the
+    core needs no stressor names: ``"soften"`` blends the structural value
+    into hard-do entries with weight ``self.softness`` (in [0, 1]);
+    ``"shift"`` maps the columns ``self.columns`` to ``value · scale + shift``
+    (per column, from ``self.scale`` / ``self.shift``) on intervened rows
+    before their descendants are computed. Observation stressors leave it "".
     """
 
+    #: "observation" | "intervention"
     stage: ClassVar[str] = "observation"
+    #: "" | "soften" | "shift" (intervention stage only, read by :meth:`SCM.propagate`)
+    effect: ClassVar[str] = ""
 
     def apply(self, x: np.ndarray, intervention_mask: np.ndarray, rng: np.random.Generator,
               names: Sequence[str]) -> np.ndarray:  # pragma: no cover
@@ -762,10 +772,14 @@ class SCM:
                 (signal × amount), ``"bias"`` (signal + amount, in data units)
                 or ``"parent_scale"`` (mechanism of amount × parents).
 
-        The spec's intervention-stage stressors act here: ``soft`` blends the
-        structural value into hard-do entries, ``intervention_shift``
-        shifts/scales chosen columns on intervened rows (before their
-        descendants are computed).
+        The spec's intervention-stage stressors act here, as their
+        :attr:`Stressor.effect` says: ``"soften"`` (e.g. ``soft``) blends the
+        structural value into hard-do entries, ``"shift"`` (e.g.
+        ``intervention_shift``) shifts/scales chosen columns on intervened
+        rows (before their descendants are computed).
+
+        Raises:
+            ValueError: an intervention-stage stressor with another ``effect``.
 
         Returns:
             (n × d) float64 samples.
@@ -778,11 +792,14 @@ class SCM:
         if intervention_mask is not None and self.intervention_stressors:
             int_rows = intervention_mask.any(axis=1)
             for st in self.intervention_stressors:
-                if st.kind == "soft":
+                if st.effect == "soften":
                     softness = float(st.softness)
-                else:
+                elif st.effect == "shift":
                     for name, loc, scale in zip(st.columns, st.shift, st.scale):
                         shifted_cols[self.index[name]] = (float(loc), float(scale))
+                else:
+                    raise ValueError(f"intervention-stage stressor {st.kind!r} has effect {st.effect!r}; "
+                                     "expected 'soften' or 'shift' (Stressor.effect)")
         for j in self.order:
             if self._roots[j] is not None:
                 col = exogenous[:, j].copy()

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 from causalarena import interventions as iv
-from causalarena.interventions import PROTOCOLS, draw_shifts, effective_target_pool, intervention_audit
+from arena_family_synthetic import protocols as pr
+from arena_family_synthetic.protocols import PROTOCOLS, draw_shifts
+from causalarena.interventions import effective_target_pool, intervention_audit
 from causalarena.scm import ComponentSpec, NodeSpec, SCMSpec
 
 # A -> B -> C -> D -> E, linear mechanisms without output calibration, so
@@ -36,11 +38,11 @@ SCM = chain_spec().compile()
 ALL = np.arange(5)
 FUNCS = {
     "default": (iv.hard_resampling, 800, 200),
-    "fixed_setpoint": (iv.fixed_setpoint, 800, 200),
-    "parameter_shift": (iv.parameter_shift, 800, 200),
-    "high_fraction": (iv.high_fraction, 200, 800),
-    "multi_target": (iv.multi_target, 800, 200),
-    "dense_mixed": (iv.dense_mixed, 200, 800),
+    "fixed_setpoint": (pr.fixed_setpoint, 800, 200),
+    "parameter_shift": (pr.parameter_shift, 800, 200),
+    "high_fraction": (pr.high_fraction, 200, 800),
+    "multi_target": (pr.multi_target, 800, 200),
+    "dense_mixed": (pr.dense_mixed, 200, 800),
 }
 
 
@@ -67,7 +69,7 @@ def test_ineffective_parent_scale_is_replaced_by_the_next_kind():
     assert draw_shifts(np.random.default_rng(seed), [1], iqr, scm, x, exo) == {1: ("strength", factor)}
     # through the protocol: the audit's "target values change" rule holds for every seed
     for s in range(12):
-        out = iv.parameter_shift(scm, 300, 100, np.random.default_rng(s), [1], return_exogenous=True)
+        out = pr.parameter_shift(scm, 300, 100, np.random.default_rng(s), [1], return_exogenous=True)
         assert intervention_audit(scm, *out, [1]) == []
 
 

@@ -50,7 +50,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     sp.add_argument("--budget", type=float, default=600.0, help="wall-clock seconds per run (default 600)")
     sp.add_argument("--memory-mb", type=float, default=6144.0, help="memory cap per worker (default 6144)")
     sp.add_argument("--raw", action="store_true", help="do not standardise inputs (varsortability study)")
-    sp.add_argument("--protocol", default="default", help="intervention protocol of obs+int")
+    sp.add_argument("--protocol", default="default",
+                    help="intervention protocol of obs+int (installed ones: arena plugins; App. A.2 suite: "
+                         "arena-family-synthetic)")
     sp.add_argument("--suite", help="run a family's named suite (e.g. sample-size, intervention-protocols)")
     sp.add_argument("--fresh", type=int, metavar="ROUND",
                     help="draw fresh round ROUND of never-released configurations (needs the operator key)")
@@ -85,7 +87,8 @@ def _validate_run_args(args, registry) -> None:
     _positive("--replicates", args.replicates, integer=True)
     _validate_splits(args.splits)
     if args.protocol not in registry.interventions:
-        raise UsageError(f"--protocol {args.protocol!r} is not installed; installed: {sorted(registry.interventions)}")
+        raise UsageError(f"--protocol {args.protocol!r} is not installed; installed: {sorted(registry.interventions)} "
+                         "(the App. A.2 protocol suite ships with arena-family-synthetic)")
     _validate_metrics(args.metrics, registry)
     import shutil
 

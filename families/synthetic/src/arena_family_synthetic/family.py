@@ -502,12 +502,13 @@ class SyntheticFamily(Family):
         """Regenerate the selected configurations and run the App. A.2 audits on their released tables.
 
         Args:
-            scm_ids: keep only these ids of the selection (default: every selected id).
+            scm_ids: audit these ids, inside the option selection or not, as :meth:`select`
+                builds them (non-synthetic ids skipped; default: every selected id).
             splits, replicates: which tables (default: both splits, every replicate).
             jobs: worker processes (:func:`.audits.audit_family`).
 
         Returns:
-            One record per id, in selection order: the keys of
+            One record per id, in selection (or request) order: the keys of
             :meth:`causalarena.family.Family.audit` (``failed_tables`` counts
             distinct failed (split, replicate) tables; ``errors`` holds the
             generation error, if any) plus ``generation`` (resample
@@ -518,8 +519,9 @@ class SyntheticFamily(Family):
 
         ids = self.config_ids()
         if scm_ids:
-            wanted = set(scm_ids)
-            ids = [i for i in ids if i in wanted]
+            # every requested synthetic id, inside the option selection or not (as :meth:`select`
+            # builds it), once each in request order; other families' ids are skipped
+            ids = list(dict.fromkeys(sid for sid in scm_ids if S.looks_like_id(sid)))
         records = audit_family(self.name, self.options, ids, jobs=jobs, splits=splits, replicates=replicates)
         for rec in records:
             rec["failed_tables"] = len({(f["split"], f["replicate"]) for f in rec.get("failures", [])})

@@ -1,13 +1,18 @@
-"""Registers the synthetic family and the App. A.1 component catalogue (cheap: no generation at import).
+"""Registers the synthetic family, the App. A.1 component catalogue and the App. A.2 protocol suite.
+
+Cheap: no generation at import.
 
 The catalogue's classes live in :mod:`.distributions` (roots, noises, root
 dependency), :mod:`.mechanisms` and :mod:`.stressors`; :data:`COMPONENTS`
 lists them so that building the registry imports none of them (nor scipy):
-a class is imported when a spec first uses it.
+a class is imported when a spec first uses it. The protocols live in
+:mod:`.protocols`, imported when a protocol is first resolved.
 """
 
+from typing import Iterable
+
 from causalarena.hookspecs import hookimpl
-from causalarena.records import ComponentInfo, FamilyInfo
+from causalarena.records import ComponentInfo, FamilyInfo, InterventionInfo
 
 #: (record kind, spec kind, "module:Class" under this package, description), App. A.1
 COMPONENTS = (
@@ -118,3 +123,43 @@ def arena_components():
     for kind, name, factory, description in COMPONENTS:
         yield ComponentInfo(kind=kind, name=name, factory=f"arena_family_synthetic.{factory}",
                             description=description)
+
+
+@hookimpl
+def arena_interventions() -> Iterable[InterventionInfo]:
+    """The five App. A.2 protocols beyond the core's ``default`` (same names and row budgets as before the move)."""
+    yield InterventionInfo(
+        name="fixed_setpoint",
+        factory="arena_family_synthetic.protocols:fixed_setpoint",
+        n_obs=800,
+        n_int=200,
+        description="one target per row set to its 20th/50th/80th percentile, jitter 1% of the IQR (App. A.2)",
+    )
+    yield InterventionInfo(
+        name="parameter_shift",
+        factory="arena_family_synthetic.protocols:parameter_shift",
+        n_obs=800,
+        n_int=200,
+        description="structural targets' mechanisms shifted: parent scale, bias 0.3-0.8 IQR or strength (App. A.2)",
+    )
+    yield InterventionInfo(
+        name="high_fraction",
+        factory="arena_family_synthetic.protocols:high_fraction",
+        n_obs=200,
+        n_int=800,
+        description="200 observational + 800 single-target hard-resampling rows (App. A.2)",
+    )
+    yield InterventionInfo(
+        name="multi_target",
+        factory="arena_family_synthetic.protocols:multi_target",
+        n_obs=800,
+        n_int=200,
+        description="2-4 hard-resampled targets per interventional row (App. A.2)",
+    )
+    yield InterventionInfo(
+        name="dense_mixed",
+        factory="arena_family_synthetic.protocols:dense_mixed",
+        n_obs=200,
+        n_int=800,
+        description="2-4 structural targets per row; hard, fixed-setpoint and parameter-shift rows balanced (App. A.2)",
+    )

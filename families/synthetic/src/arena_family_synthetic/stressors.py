@@ -337,6 +337,7 @@ class SoftIntervention(Stressor):
 
     kind = "soft"
     stage = "intervention"
+    effect = "soften"
     parameters = ("softness",)
 
     def validate(self) -> None:
@@ -371,6 +372,7 @@ class InterventionShift(_ColumnStressor):
 
     kind = "intervention_shift"
     stage = "intervention"
+    effect = "shift"
     parameters = ("columns", "shift", "scale")
 
     def validate(self) -> None:
