@@ -17,7 +17,7 @@ run's ``flags`` column, the run still counts).
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import attrs
 import numpy as np
@@ -69,7 +69,7 @@ class OutputCheck:
         return "; ".join(self.problems)
 
 
-def _names(columns: Sequence[str], idx: Sequence[int]) -> str:
+def _names(columns: Sequence[str], idx: Iterable[int]) -> str:
     return ", ".join(repr(columns[i]) for i in idx)
 
 

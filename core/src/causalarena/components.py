@@ -66,6 +66,8 @@ class GaussianRoot(RootDistribution):
 
     kind = "gaussian"
     parameters = ("loc", "scale")
+    loc: float
+    scale: float
 
     def validate(self) -> None:
         self._require("loc", "scale")
@@ -85,6 +87,8 @@ class UniformRoot(RootDistribution):
 
     kind = "uniform"
     parameters = ("low", "high")
+    low: float
+    high: float
 
     def validate(self) -> None:
         self._require("low", "high")
@@ -109,6 +113,8 @@ class LaplaceRoot(RootDistribution):
 
     kind = "laplace"
     parameters = ("loc", "scale")
+    loc: float
+    scale: float
 
     def validate(self) -> None:
         self._require("loc", "scale")
@@ -131,6 +137,8 @@ class LognormalRoot(RootDistribution):
 
     kind = "lognormal"
     parameters = ("mean", "sigma")
+    mean: float
+    sigma: float
 
     def validate(self) -> None:
         self._require("mean", "sigma")
@@ -158,6 +166,7 @@ class ScaleNoise(Noise):
     """Noise with a single positive ``scale`` drawn from [lo, hi]."""
 
     parameters = ("scale",)
+    scale: float
     scale_range = (0.05, 0.45)
 
     def validate(self) -> None:
@@ -202,6 +211,8 @@ class StudentTNoise(Noise):
 
     kind = "student_t"
     parameters = ("df", "scale")
+    df: float
+    scale: float
 
     def validate(self) -> None:
         self._require("df", "scale")
@@ -220,6 +231,8 @@ class StudentTNoise(Noise):
 
 class WeightedMechanism(Mechanism):
     """Common validation: ``weights`` has one entry per parent."""
+
+    bias: float
 
     def validate(self) -> None:
         self._require("weights", "bias")
@@ -285,6 +298,7 @@ class RandomNeural(Mechanism):
 
     kind = "neural"
     parameters = ("hidden_weights", "hidden_bias", "output_weights", "bias")
+    bias: float
 
     def validate(self) -> None:
         self._require("hidden_weights", "hidden_bias", "output_weights", "bias")
@@ -321,6 +335,7 @@ class Saturation(WeightedMechanism):
 
     kind = "saturation"
     parameters = ("weights", "bias", "scale")
+    scale: float
 
     def validate(self) -> None:
         super().validate()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Iterable, List, Optional
 
 import attrs
 import numpy as np
@@ -18,6 +18,11 @@ OBSERVATIONAL = -1  #: regime value of an observational row
 
 def _as_float(x: Any) -> np.ndarray:
     return np.ascontiguousarray(np.asarray(x, dtype=np.float64))
+
+
+def _as_list(x: Iterable[Any]) -> List[Any]:
+    """``list(x)``, typed for the ``columns`` converter (mypy cannot infer ``list`` as one)."""
+    return list(x)
 
 
 @attrs.define(eq=False)
@@ -38,7 +43,7 @@ class Dataset:
     """
 
     X: np.ndarray = attrs.field(converter=_as_float)
-    columns: List[str] = attrs.field(converter=list)
+    columns: List[str] = attrs.field(converter=_as_list)
     intervention_mask: Optional[np.ndarray] = None
     regime: Optional[np.ndarray] = None
     true_adjacency: Optional[np.ndarray] = None
@@ -77,13 +82,15 @@ class Dataset:
 
     @property
     def has_interventions(self) -> bool:
+        assert self.intervention_mask is not None  # set in __attrs_post_init__
         return bool(self.intervention_mask.any())
 
     # -- serialisation (worker protocol, export) ---------------------------
     def to_npz_bytes(self) -> bytes:
         """Serialise losslessly to ``.npz`` bytes (metadata as JSON)."""
         buf = io.BytesIO()
-        arrays = dict(
+        assert self.intervention_mask is not None and self.regime is not None  # set in __attrs_post_init__
+        arrays: Dict[str, np.ndarray] = dict(
             X=self.X,
             intervention_mask=self.intervention_mask,
             regime=self.regime,
@@ -92,7 +99,8 @@ class Dataset:
         )
         if self.true_adjacency is not None:
             arrays["true_adjacency"] = self.true_adjacency
-        np.savez(buf, **arrays)
+        # numpy's stub: a ** mapping might also feed savez's keyword ``allow_pickle: bool``
+        np.savez(buf, **arrays)  # type: ignore[arg-type]
         return buf.getvalue()
 
     def save(self, path: str) -> None:

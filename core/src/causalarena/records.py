@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 import importlib
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple, Type
 
 import attrs
 
@@ -290,7 +290,8 @@ class CommandInfo:
         return resolve(self.factory)
 
 
-RECORD_TYPES = {
+#: registry kind -> its record class (all attrs classes with ``name``, ``distribution``, ``version``)
+RECORD_TYPES: Dict[str, Type[Any]] = {
     "methods": MethodInfo,
     "families": FamilyInfo,
     "interventions": InterventionInfo,

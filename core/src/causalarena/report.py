@@ -781,7 +781,7 @@ def print_runtime(table: pd.DataFrame, console: Optional[Any] = None) -> None:
     The fit table has one row per (method, d); an undefined R² prints "–"
     with the reason in the last column, and R² < 0.9 is shown in red.
     """
-    from rich.console import Console
+    from rich.console import Console, JustifyMethod
     from rich.markup import escape
     from rich.table import Table
 
@@ -790,9 +790,11 @@ def print_runtime(table: pd.DataFrame, console: Optional[Any] = None) -> None:
         console.print("no ok runs with worker timing: nothing to fit")
         return
     fit = Table(title="Load vs per-graph time: T(k) = T_fixed + k·T_graph (seconds; §5.5, Table 4)")
-    for col, just in (("method", "left"), ("d", "right"), ("workers", "right"), ("K", "right"),
-                      ("T_fixed", "right"), ("T_graph", "right"), ("R²", "right"),
-                      ("start", "right"), ("load", "right"), ("note", "left")):
+    columns: Tuple[Tuple[str, JustifyMethod], ...] = (
+        ("method", "left"), ("d", "right"), ("workers", "right"), ("K", "right"),
+        ("T_fixed", "right"), ("T_graph", "right"), ("R²", "right"),
+        ("start", "right"), ("load", "right"), ("note", "left"))
+    for col, just in columns:
         fit.add_column(col, justify=just, style="bold" if col == "method" else None)
     for _, row in table.iterrows():
         r2 = MISSING if row["r2"] != row["r2"] else f"{row['r2']:.4f}"

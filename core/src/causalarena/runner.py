@@ -296,6 +296,7 @@ class WorkerHandle:
         self._remove_log()
 
     def _close_pipes(self) -> None:
+        assert self.proc is not None  # callers (kill, close) return early when no worker was started
         for f in (self.proc.stdin, self.proc.stdout):
             try:
                 if f is not None:
@@ -335,6 +336,7 @@ class WorkerHandle:
     def _tree_rss_mb(self) -> float:
         import psutil
 
+        assert self.proc is not None  # polled by request(), which runs only on a started worker
         try:
             p = psutil.Process(self.proc.pid)
             procs = [p] + p.children(recursive=True)
@@ -413,6 +415,7 @@ class WorkerHandle:
                     "load_seconds": timeout_s}
         except _Died:
             self.kill()
+            assert self.proc is not None  # request() raised _Died: the worker was started
             return {"status": Status.FAILED, "load_seconds": None,
                     "error": f"worker died while loading {factory!r} ({_signal_name(self.proc.returncode)}): "
                              f"{self.stderr_tail(log_start)}"}
@@ -435,12 +438,13 @@ class WorkerHandle:
         peak = [0.0]
         log_start = self._log_size()
         t0 = time.perf_counter()
-        base = {"fit_seconds": None, "prediction": None, "traceback": None}
+        base: Dict[str, Any] = {"fit_seconds": None, "prediction": None, "traceback": None}
         try:
             resp = self.request({"op": "fit", "id": run_id, "dataset_path": dataset_path, "seed": seed},
                                 timeout_s=budget_s, memory_mb=self.memory_mb, peak=peak)
         except _Timeout:
             self.kill()
+            assert budget_s is not None  # request() times out only under a deadline
             return dict(base, status=Status.TIMEOUT, wall_seconds=float(budget_s),
                         peak_rss_mb=peak[0] or None,
                         error=f"exceeded the wall-clock budget of {budget_s:g} s; worker process group killed")
@@ -452,6 +456,7 @@ class WorkerHandle:
                               f"{self.memory_mb:g} MB; worker process group killed")
         except _Died:
             wall = time.perf_counter() - t0
+            assert self.proc is not None  # request() raised _Died: the worker was started
             try:
                 self.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:  # pragma: no cover
@@ -461,7 +466,7 @@ class WorkerHandle:
             self.kill()
             # SIGKILL from outside the runner is the kernel OOM killer's signature only when the
             # worker was near its memory cap; otherwise someone (a user, a supervisor) killed it.
-            near_cap = bool(self.memory_mb) and peak[0] >= 0.8 * float(self.memory_mb)
+            near_cap = self.memory_mb is not None and bool(self.memory_mb) and peak[0] >= 0.8 * float(self.memory_mb)
             oom = any(s in tail for s in _OOM_SIGNATURES) or (rc == -signal.SIGKILL and near_cap)
             how = _signal_name(rc)
             if rc == -signal.SIGKILL:
@@ -771,7 +776,9 @@ class Runner:
             pred.edge_scores = None
         pred.kind = m.output_kind
         try:
-            values, warnings = self.scorer(dataset.true_adjacency, pred, int(row.seed or 0))
+            truth = dataset.true_adjacency
+            assert truth is not None  # protocol-built datasets always carry their SCM's adjacency
+            values, warnings = self.scorer(truth, pred, int(row.seed or 0))
         except Exception as exc:  # noqa: BLE001 - scoring error is a flag, the run stands
             values, warnings = {}, [f"scoring_error: {type(exc).__name__}: {exc}"]
         row.metrics = values
@@ -860,7 +867,9 @@ class Runner:
                     for cell in chunk:
                         if stop.is_set():
                             return
-                        status = self.run_cell(cell, slot).status.value
+                        done_status = self.run_cell(cell, slot).status
+                        assert done_status is not None  # run_cell sets a status on every path
+                        status = done_status.value
                         with lock:
                             counts[status] = counts.get(status, 0) + 1
                         bar.advance(status)

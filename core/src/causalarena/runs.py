@@ -15,7 +15,7 @@ plain-text value.
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union, overload
 
 import attrs
 
@@ -28,6 +28,18 @@ KEY_COLUMNS = ("family", "scm_id", "split", "replicate", "method", "config_hash"
 JSON_COLUMNS = ("flags", "metrics", "params", "factors")
 
 Key = Tuple[str, str, str, int, str, str]
+
+
+@overload
+def to_status(value: None) -> None: ...
+
+
+@overload
+def to_status(value: Union[Status, str]) -> Status: ...
+
+
+@overload
+def to_status(value: Any) -> Optional[Status]: ...
 
 
 def to_status(value: Any) -> Optional[Status]:

@@ -176,7 +176,7 @@ class Store:
             args = statuses
         with self._lock:
             rows = self._conn.execute(sql, args).fetchall()
-        return {tuple(r) for r in rows}  # type: ignore[misc]
+        return {tuple(r) for r in rows}
 
     def rows(self) -> List[Dict[str, Any]]:
         """All runs as dicts (JSON columns decoded), ordered by key."""

@@ -41,7 +41,7 @@ import os
 import subprocess
 import sys
 import textwrap
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, NoReturn, Optional, Tuple, Union
 
 import numpy as np
 
@@ -236,7 +236,7 @@ def _who(info: MethodInfo) -> str:
     return f"method {info.name!r}{dist}"
 
 
-def _fail(info: MethodInfo, rule: str) -> None:
+def _fail(info: MethodInfo, rule: str) -> NoReturn:
     raise ConformanceError(f"{_who(info)}: {rule}")
 
 
@@ -294,7 +294,7 @@ def _validate_output(info: MethodInfo, est: Any, d: int) -> np.ndarray:
             _fail(info, f"edge_scores_ has shape {S.shape}, expected {(d, d)}")
         if not np.all(np.isfinite(S)):
             _fail(info, f"edge_scores_ has {int((~np.isfinite(S)).sum())} non-finite entries")
-    pred = est.prediction()
+    pred = est.prediction(kind=info.output_kind)
     if pred.kind != info.output_kind:
         _fail(info, f"prediction().kind is {pred.kind!r} but the descriptor says {info.output_kind!r}")
     return A
@@ -332,7 +332,7 @@ def check_registered(info: MethodInfo, params: Dict[str, Any]) -> None:
         raise ConformanceError(f"{_who(rec)}: factory {rec.factory!r} does not import: {exc}") from exc
     if not (isinstance(cls, type) and issubclass(cls, Method)):
         _fail(rec, f"factory {rec.factory!r} is {cls!r}, not a causalarena.method.Method subclass")
-    if cls.output_kind != rec.output_kind:
+    if cls.output_kind is not None and cls.output_kind != rec.output_kind:
         _fail(rec, f"class output_kind {cls.output_kind!r} != descriptor output_kind {rec.output_kind!r}")
 
 
@@ -481,7 +481,7 @@ def check_deterministic(info: MethodInfo, params: Dict[str, Any]) -> None:
         _fail(info, "two fits with the same metadata['seed'] gave different adjacency_; "
                     "seed all randomness from dataset.metadata['seed']")
     sa, sb = getattr(a, "edge_scores_", None), getattr(b, "edge_scores_", None)
-    if (sa is None) != (sb is None) or (sa is not None and not np.array_equal(sa, sb)):
+    if (sa is None) != (sb is None) or (sa is not None and sb is not None and not np.array_equal(sa, sb)):
         _fail(info, "two fits with the same metadata['seed'] gave different edge_scores_")
 
 
@@ -652,7 +652,7 @@ def _fwho(info: Any, inst: Any = None, split: Optional[str] = None) -> str:
     return where
 
 
-def _ffail(info: Any, rule: str, inst: Any = None, split: Optional[str] = None) -> None:
+def _ffail(info: Any, rule: str, inst: Any = None, split: Optional[str] = None) -> NoReturn:
     raise ConformanceError(f"{_fwho(info, inst, split)}: {rule}")
 
 
@@ -1022,7 +1022,8 @@ def check_family_standardise(info: Any, options: Dict[str, Any], settings: Dict[
             _ffail(info, f"metadata standardised is {std.metadata.get('standardised')!r} by default and "
                          f"{raw.metadata.get('standardised')!r} with standardise=False; expected True / False",
                    inst, split)
-        if raw.X.shape != std.X.shape or not np.array_equal(raw.intervention_mask, std.intervention_mask):
+        same_mask = np.array_equal(np.asarray(raw.intervention_mask), np.asarray(std.intervention_mask))
+        if raw.X.shape != std.X.shape or not same_mask:
             _ffail(info, "the raw and standardised tables differ in shape or intervention mask", inst, split)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean, sd = np.nanmean(std.X, axis=0), np.nanstd(std.X, axis=0)
