@@ -114,7 +114,7 @@ def effective_target_pool(protocol: str, scm, target_pool: Sequence[int]) -> np.
     return np.sort(np.asarray(target_pool, dtype=np.int64))
 
 
-def balanced_assignment(pool: Sequence[int], n_int: int, rng: np.random.Generator) -> np.ndarray:
+def balanced_assignment(pool: Sequence[int] | np.ndarray, n_int: int, rng: np.random.Generator) -> np.ndarray:
     """One target per interventional row; counts differ by at most one.
 
     Returns:

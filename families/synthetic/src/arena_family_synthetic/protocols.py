@@ -64,7 +64,7 @@ SHIFT_BIAS_IQR = (0.3, 0.8)
 TARGETS_PER_ROW = (2, 4)
 
 
-def structural_pool(scm, target_pool: Sequence[int]) -> np.ndarray:
+def structural_pool(scm, target_pool: Sequence[int] | np.ndarray) -> np.ndarray:
     """Targets of the structural-only protocols (``parameter_shift``, ``dense_mixed``; App. A.2).
 
     The non-root nodes of ``target_pool`` (sorted). When the pool holds no
@@ -171,6 +171,7 @@ def draw_shifts(rng: np.random.Generator, targets: np.ndarray, iqr: np.ndarray, 
         options = (SHIFT_KINDS[k],) + SHIFT_FALLBACK[SHIFT_KINDS[k]]
         choice = (options[0], b if options[0] == "bias" else f)
         if scm is not None:
+            assert baseline is not None and exogenous is not None, "draw_shifts: scm needs baseline and exogenous"
             for kind in options:
                 amount = b if kind == "bias" else f
                 if _shift_changes(scm, t, kind, amount, baseline, exogenous):
