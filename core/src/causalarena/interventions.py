@@ -141,7 +141,7 @@ def _check_pool(target_pool: Sequence[int], d: int) -> np.ndarray:
 
 
 def _close(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.isclose(a, b, rtol=1e-9, atol=1e-9, equal_nan=True)
+    return np.asarray(np.isclose(a, b, rtol=1e-9, atol=1e-9, equal_nan=True))
 
 
 class _Baseline:
@@ -168,8 +168,8 @@ class _Baseline:
         sd = x[:, pool].std(axis=0)
         self.iqr = np.full(scm.d, np.nan)
         self.iqr[pool] = np.where(iqr > 0, iqr, np.where(sd > 0, sd, 1.0))
-        self.min = x.min(axis=0) if n_obs else None
-        self.max = x.max(axis=0) if n_obs else None
+        self.min: np.ndarray = x.min(axis=0)  # n_obs >= 1 (checked above)
+        self.max: np.ndarray = x.max(axis=0)
         # declared intervention domains (scenario cards: node tags ``intervention_values`` /
         # ``intervention_range``): do(alert = 0.37) means nothing for a binary alert
         self.domain: Dict[int, Tuple[str, np.ndarray]] = {}
@@ -387,7 +387,7 @@ def intervention_audit(scm, x: np.ndarray, mask: np.ndarray, regime: np.ndarray,
 
     # the observational counterfactual of the intervened rows (rows without a target are
     # checked entry by entry against their equations below, check 6)
-    int_rows = mask.any(axis=1)
+    int_rows: np.ndarray = np.asarray(mask.any(axis=1))
     x0 = x.copy()
     if int_rows.any():
         x0[int_rows] = scm.propagate(exogenous[int_rows])
@@ -398,7 +398,6 @@ def intervention_audit(scm, x: np.ndarray, mask: np.ndarray, regime: np.ndarray,
                         "intervened rows (the intervention has no effect)")
 
     reach = _reach(scm)
-    int_rows = mask.any(axis=1)
     shifted: Dict[int, Tuple[float, float]] = {}
     for st in scm.intervention_stressors:
         if st.effect == "shift":
@@ -406,7 +405,7 @@ def intervention_audit(scm, x: np.ndarray, mask: np.ndarray, regime: np.ndarray,
                 shifted[scm.index[name]] = (float(loc), float(scale))
     allowed = (mask.astype(np.int64) @ reach.astype(np.int64)) > 0
     if shifted:
-        allowed |= int_rows[:, None] & reach[list(shifted)].any(axis=0)[None, :]
+        allowed |= int_rows[:, None] & np.asarray(reach[list(shifted)].any(axis=0))[None, :]
     leaked = changed & ~allowed
     if leaked.any():
         cols = np.flatnonzero(leaked.any(axis=0))

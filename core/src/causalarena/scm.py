@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, ClassVar, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import attrs
 import numpy as np
@@ -278,7 +278,7 @@ COMPONENT_BASES: Dict[str, type] = {
 _CLASS_CACHE: List[Any] = [None, {}]
 
 
-def component_class(kind: str, name: str, where: str = "") -> type:
+def component_class(kind: str, name: str, where: str = "") -> Any:
     """The class of component ``name`` of record kind ``kind``, from the installed plugins.
 
     Resolved through :func:`causalarena.plugins.load_component` once per
@@ -302,14 +302,14 @@ def component_class(kind: str, name: str, where: str = "") -> type:
     if _CLASS_CACHE[0] is not registry:
         _CLASS_CACHE[0], _CLASS_CACHE[1] = registry, {}
     cache: Dict[Tuple[str, str], type] = _CLASS_CACHE[1]
-    cls = cache.get((kind, name))
+    cls: Any = cache.get((kind, name))
     if cls is None:
         try:
             cls = load_component(kind, name, where)
         except UnknownComponentError as exc:
             raise UnknownComponentSpecError(str(exc)) from None
         base = COMPONENT_BASES[kind]
-        if not (isinstance(cls, type) and issubclass(cls, base)) or cls.kind != name:
+        if not (isinstance(cls, type) and issubclass(cls, base)) or getattr(cls, "kind", None) != name:
             info = registry.component(kind, name, where)
             raise SpecError(f"{where + ': ' if where else ''}{kind.replace('_', ' ')} {name!r} of "
                             f"{info.distribution} ({info.factory}) must be a {base.__name__} subclass with "
@@ -321,6 +321,11 @@ def component_class(kind: str, name: str, where: str = "") -> type:
 # ---------------------------------------------------------------------------
 # the declarative spec
 # ---------------------------------------------------------------------------
+
+
+def _as_tuple(items: Iterable[Any]) -> tuple:
+    """attrs converter: any iterable (list from JSON) to a tuple (typed, unlike ``converter=tuple``)."""
+    return tuple(items)
 
 
 @attrs.frozen(kw_only=True)
@@ -360,7 +365,7 @@ class NodeSpec:
 
     name: str
     role: str = attrs.field(validator=attrs.validators.in_(ROLES))
-    parents: tuple = attrs.field(default=(), converter=tuple)
+    parents: tuple = attrs.field(default=(), converter=_as_tuple)
     root_distribution: Optional[ComponentSpec] = None
     mechanism: Optional[ComponentSpec] = None
     noise: Optional[ComponentSpec] = None
@@ -466,10 +471,10 @@ class SCMSpec:
     """
 
     id: str
-    nodes: tuple = attrs.field(converter=tuple)
+    nodes: tuple = attrs.field(converter=_as_tuple)
     intervention_targets: tuple = attrs.field(default=(), converter=tuple)
     root_dependency: Optional[ComponentSpec] = None
-    stressors: tuple = attrs.field(default=(), converter=tuple)
+    stressors: tuple = attrs.field(default=(), converter=_as_tuple)
     metadata: Dict[str, Any] = attrs.field(factory=dict)
 
     @property
@@ -675,13 +680,14 @@ class SCM:
         self.index = index
         self.order = spec.topological_order()
         self.parents = [np.array([index[p] for p in node.parents], dtype=np.int64) for node in spec.nodes]
-        self._roots = [
+        # component instances (their classes come from plugins: typed by their base classes' protocol)
+        self._roots: List[Any] = [
             _build("root_distribution", n.root_distribution, f"node {n.name!r} root_distribution") if n.role == "root" else None for n in spec.nodes
         ]
-        self._mechanisms = [
+        self._mechanisms: List[Any] = [
             _build("mechanism", n.mechanism, f"node {n.name!r} mechanism") if n.role == "mechanism" else None for n in spec.nodes
         ]
-        self._noises = [_build("noise", n.noise, f"node {n.name!r} noise") if n.noise is not None else None for n in spec.nodes]
+        self._noises: List[Any] = [_build("noise", n.noise, f"node {n.name!r} noise") if n.noise is not None else None for n in spec.nodes]
         self._out = [
             (float(n.mechanism.params.get("out_loc", 0.0)), float(n.mechanism.params.get("out_scale", 1.0)))
             if n.role == "mechanism" else (0.0, 1.0)
@@ -702,8 +708,8 @@ class SCM:
                 self._extra_col[j] = width
                 width += 1
         self.exo_width = width
-        self._dependency = None
-        self._dependency_cols = np.zeros(0, dtype=np.int64)
+        self._dependency: Any = None
+        self._dependency_cols: np.ndarray = np.zeros(0, dtype=np.int64)
         if spec.root_dependency is not None:
             self._dependency = _build("root_dependency", spec.root_dependency, "root_dependency")
             self._dependency_cols = np.array([index[r] for r in spec.root_dependency.params["nodes"]],
@@ -727,7 +733,7 @@ class SCM:
             if self._roots[j] is not None:
                 e[:, j] = self._roots[j].sample(n, rng)
             elif self._noises[j] is not None:
-                draw = np.asarray(self._noises[j].sample(n, rng), dtype=float)
+                draw = np.asarray(self._noises[j].sample(n, rng), dtype=np.float64)
                 e[:, self._exo_cols[j]] = draw.reshape(n, -1)
                 if self._extra_col[j] is not None:
                     e[:, self._extra_col[j]] = rng.standard_normal(n)
@@ -752,7 +758,7 @@ class SCM:
 
     def propagate(self, exogenous: np.ndarray, intervention_mask: Optional[np.ndarray] = None,
                   intervention_values: Optional[np.ndarray] = None,
-                  transform: Optional[Callable[[int, np.ndarray, np.ndarray], np.ndarray]] = None,
+                  transform: Optional[Callable[[int, np.ndarray, Optional[np.ndarray]], np.ndarray]] = None,
                   shift_mask: Optional[np.ndarray] = None,
                   shifts: Optional[Mapping[int, Any]] = None) -> np.ndarray:
         """Evaluate the structural equations.
@@ -822,6 +828,7 @@ class SCM:
             if intervention_mask is not None:
                 hard = intervention_mask[:, j] if shift_mask is None else intervention_mask[:, j] & ~shift_mask[:, j]
                 if hard.any():
+                    assert intervention_values is not None, "a hard intervention needs intervention_values"
                     col[hard] = softness * col[hard] + (1.0 - softness) * intervention_values[hard, j]
             if int_rows is not None and j in shifted_cols:
                 loc, scale = shifted_cols[j]
