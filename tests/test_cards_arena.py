@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 
 import pandas as pd
-
 from conftest import run_arena
 
 import arena_family_formula

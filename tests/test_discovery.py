@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import fake_distribution, run_arena
 
 METHODS = {"randomregress", "sortnregress", "pc", "ges", "gies", "direct_lingam", "dagma"}

@@ -8,7 +8,6 @@ import sqlite3
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import run_arena
 
 GRID = ["--methods", "randomregress,sortnregress,pc", "--families", "synthetic,real",

@@ -124,7 +124,6 @@ def test_broken_family_fails_only_its_rule(cls, broken):
 def test_declared_cycle_is_accepted():
     import attrs
     import numpy as np
-
     from family_toys import CyclicInstance, _instances
 
     @attrs.define(eq=False)

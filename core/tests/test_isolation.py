@@ -5,14 +5,13 @@ from __future__ import annotations
 import sys
 
 import pytest
+from fault_methods import TESTS_DIR, ChainInstance, info
 
-from causalarena.isolation import (IsolationError, WorkerLaunch, choose_backend, local_launch,
-                                   requirement_conflicts)
+from causalarena.isolation import IsolationError, WorkerLaunch, choose_backend, local_launch, requirement_conflicts
 from causalarena.plugins import get_registry
 from causalarena.records import IsolationInfo, MethodInfo
 from causalarena.runner import make_cells, run_grid
 from causalarena.store import Store
-from fault_methods import TESTS_DIR, ChainInstance, info
 
 ENV = {"PYTHONPATH": TESTS_DIR}
 

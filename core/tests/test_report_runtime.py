@@ -181,9 +181,10 @@ def test_cli_report_runtime_on_old_store(tmp_path, capsys):
 
 def test_runner_rows_carry_worker_columns_and_fit(tmp_path):
     """Six cells of one fast method through the real runner with jobs=1: one worker, seq 1..6."""
+    from fault_methods import TESTS_DIR, ChainInstance, info
+
     from causalarena.plugins import get_registry
     from causalarena.runner import make_cells, run_grid
-    from fault_methods import TESTS_DIR, ChainInstance, info
 
     cells = make_cells([ChainInstance("chain-0", splits=("obs",), n_replicates=6)], [info("chain", "Chain")])
     assert len(cells) == 6

@@ -12,12 +12,12 @@ import time
 
 import numpy as np
 import pytest
+from fault_methods import CHAIN, TESTS_DIR, ChainInstance, info, resume_grid
 
 from causalarena.metrics import orient_cpdag
 from causalarena.plugins import get_registry
 from causalarena.runner import Cell, make_cells, run_grid
 from causalarena.store import Store
-from fault_methods import CHAIN, TESTS_DIR, ChainInstance, info, resume_grid
 
 ENV = {"PYTHONPATH": TESTS_DIR}
 

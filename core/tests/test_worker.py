@@ -10,9 +10,9 @@ import time
 
 import numpy as np
 import pytest
+from fault_methods import CHAIN, TESTS_DIR, ChainInstance
 
 from causalarena.runner import WorkerHandle
-from fault_methods import CHAIN, TESTS_DIR, ChainInstance
 
 ENV = {"PYTHONPATH": TESTS_DIR}
 

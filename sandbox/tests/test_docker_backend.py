@@ -5,11 +5,10 @@ from __future__ import annotations
 import sys
 
 import pytest
+
+from arena_sandbox.docker import FORWARDED_ENV, DockerBackend, default_base_image, dockerfile, image_tag, run_argv
 from causalarena.isolation import IsolationError
 from causalarena.records import MethodInfo
-
-from arena_sandbox.docker import (FORWARDED_ENV, DockerBackend, default_base_image, dockerfile, image_tag,
-                                  run_argv)
 
 
 def test_dockerfile_installs_exactly_the_wheelhouse_offline_and_drops_root():

@@ -126,9 +126,9 @@ def test_a_grid_runs_in_the_sandbox_with_nothing_of_the_main_environment(manifes
 
 def test_killing_a_sandboxed_worker_records_a_status_and_the_grid_goes_on(manifest, tmp_path):
     import psutil
-    from causalarena.records import MethodInfo
 
     from arena_sandbox.venv import VenvBackend
+    from causalarena.records import MethodInfo
 
     reg = get_registry()
     marker = tmp_path / "fit-started"
@@ -171,10 +171,9 @@ def test_killing_a_sandboxed_worker_records_a_status_and_the_grid_goes_on(manife
 
 
 def test_missing_environment_and_unknown_method_are_isolation_errors(manifest, sandbox_dir):
+    from arena_sandbox.venv import VenvBackend
     from causalarena.isolation import IsolationError
     from causalarena.records import MethodInfo
-
-    from arena_sandbox.venv import VenvBackend
 
     b = VenvBackend()
     ghost = MethodInfo(name="ghost", factory="x:Y", environment="venv", distribution="arena-method-ghost",
@@ -221,10 +220,9 @@ def test_prune_removes_superseded_incomplete_and_keeps_the_newest(manifest, sand
 def test_a_broken_sandbox_is_an_env_error_naming_the_rebuild(manifest, tmp_path):
     import shutil
 
+    from arena_sandbox.venv import VenvBackend
     from causalarena.isolation import IsolationError
     from causalarena.records import MethodInfo
-
-    from arena_sandbox.venv import VenvBackend
 
     root = tmp_path / "root"
     copy = root / "venv" / Path(manifest["path"]).name

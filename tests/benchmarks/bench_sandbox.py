@@ -54,13 +54,14 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     sys.path.insert(0, os.path.join(ROOT, "core", "tests"))
+    from fault_methods import ChainInstance
+
     from arena_sandbox.envs import build
     from arena_sandbox.venv import VenvBackend
     from causalarena.isolation import WorkerLaunch, local_launch
     from causalarena.records import MethodInfo
     from causalarena.runner import WorkerHandle, make_cells, run_grid
     from causalarena.store import Store
-    from fault_methods import ChainInstance
 
     t0 = time.perf_counter()
     manifest = build(FIXTURE, log=lambda t: print("  " + t))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+
 def causallearn_to_adjacency(graph: np.ndarray) -> np.ndarray:
     """Convert a causal-learn ``GeneralGraph.graph`` endpoint matrix to our adjacency.
 

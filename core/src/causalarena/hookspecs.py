@@ -23,8 +23,7 @@ from typing import Iterable
 
 import pluggy
 
-from .records import (CommandInfo, ComponentInfo, FamilyInfo, InterventionInfo, IsolationInfo, MethodInfo,
-                      MetricInfo)
+from .records import CommandInfo, ComponentInfo, FamilyInfo, InterventionInfo, IsolationInfo, MethodInfo, MetricInfo
 
 PROJECT = "causalarena"
 

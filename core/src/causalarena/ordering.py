@@ -13,6 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
+
 def regress_on_predecessors(X: np.ndarray, order: Sequence[int], criterion: str = "bic") -> np.ndarray:
     """Weighted adjacency from sparse regression of each node on its predecessors.
 

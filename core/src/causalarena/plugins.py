@@ -33,8 +33,17 @@ import attrs
 import pluggy
 
 from . import __version__, hookspecs
-from .records import (COMPONENT_KINDS, RECORD_TYPES, CommandInfo, ComponentInfo, FamilyInfo, InterventionInfo,
-                      IsolationInfo, MethodInfo, MetricInfo)
+from .records import (
+    COMPONENT_KINDS,
+    RECORD_TYPES,
+    CommandInfo,
+    ComponentInfo,
+    FamilyInfo,
+    InterventionInfo,
+    IsolationInfo,
+    MethodInfo,
+    MetricInfo,
+)
 
 if sys.version_info >= (3, 10):
     from importlib.metadata import entry_points

@@ -314,8 +314,8 @@ def _assert_acyclic(info: MethodInfo, A: np.ndarray, what: str) -> None:
 
 def check_registered(info: MethodInfo, params: Dict[str, Any]) -> None:
     """Registered through an entry point, with distribution and version."""
-    from .plugins import CORE_DISTRIBUTION
     from .method import Method
+    from .plugins import CORE_DISTRIBUTION
 
     reg = _strict_registry()
     if info.name not in reg.methods:

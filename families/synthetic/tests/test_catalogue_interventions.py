@@ -8,9 +8,9 @@ can move) and the intervention-stage stressors ``soft`` and
 import numpy as np
 import pytest
 
-from causalarena import interventions as iv
 from arena_family_synthetic import protocols as pr
 from arena_family_synthetic.protocols import PROTOCOLS, draw_shifts
+from causalarena import interventions as iv
 from causalarena.interventions import effective_target_pool, intervention_audit
 from causalarena.scm import ComponentSpec, NodeSpec, SCMSpec
 

@@ -126,9 +126,8 @@ def test_non_finite_input_is_rejected():
 
 
 def test_descriptor_defaults_match_the_paper():
-    from causalarena.plugins import get_registry
-
     from arena_method_sdcd.method import SDCD
+    from causalarena.plugins import get_registry
 
     info = get_registry().method("sdcd")
     assert info.supports_interventions and info.output_kind == "dag"

@@ -38,7 +38,8 @@ import numpy as np
 
 from causalarena.data import Dataset
 from causalarena.family import Instance
-from causalarena.protocol import cell_seed, standardise as _standardise, varsortability
+from causalarena.protocol import cell_seed, varsortability
+from causalarena.protocol import standardise as _standardise
 
 PathLike = Union[str, Path]
 

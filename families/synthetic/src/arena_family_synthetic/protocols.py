@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
+
 from causalarena.interventions import (
     _Baseline,
     _check_pool,

@@ -13,11 +13,9 @@ from typing import Optional
 
 import numpy as np
 
-from causalarena.data import Dataset
 from causalarena.conventions import causallearn_to_adjacency  # noqa: F401 (re-exported)
+from causalarena.data import Dataset
 from causalarena.method import Method
-
-
 
 
 class GES(Method):

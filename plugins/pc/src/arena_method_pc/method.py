@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from causalarena.data import Dataset
 from causalarena.conventions import causallearn_to_adjacency  # noqa: F401 (re-exported)
+from causalarena.data import Dataset
 from causalarena.method import Method
-
-
 
 
 class PC(Method):

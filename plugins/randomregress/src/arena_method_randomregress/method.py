@@ -25,8 +25,6 @@ from causalarena.method import Method
 from causalarena.ordering import regress_on_predecessors
 
 
-
-
 def random_order(d: int, seed: int) -> np.ndarray:
     """The permutation of ``range(d)`` used for ``seed``: ``default_rng(seed).permutation(d)``."""
     return np.random.default_rng(seed).permutation(d)

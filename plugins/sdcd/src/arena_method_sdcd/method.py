@@ -132,10 +132,10 @@ def _seeded_sdcd(seed: int, n_threads: int) -> Iterator[Any]:
     os.environ["WANDB_MODE"] = "disabled"  # before sdcd imports wandb: never logs in, never networks
     os.environ.setdefault("WANDB_SILENT", "true")
     try:
-        import torch
         import sdcd.models
         import sdcd.models._sdcd as sdcd_core
         import sdcd.models.base._base_model as sdcd_base
+        import torch
     except ImportError as exc:  # the plugin's own (old-stack) environment is missing
         raise MethodEnvironmentError(
             f"sdcd is not importable here ({exc}); it needs its own environment: "

@@ -17,14 +17,11 @@ and the order falls back to the (stable) column order.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from causalarena.data import Dataset
 from causalarena.method import Method
 from causalarena.ordering import regress_on_predecessors
-
-
 
 
 class SortNRegress(Method):
