@@ -39,6 +39,7 @@ gives the pool each protocol actually used, which is what
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -94,11 +95,41 @@ def default_target_pool(scm, seed_text: str) -> np.ndarray:
     return np.sort(rng.choice(eligible, size=size, replace=False))
 
 
+@functools.lru_cache(maxsize=None)
+def _protocol(name: str):
+    from .records import InterventionInfo
+
+    if name == "default":
+        return InterventionInfo(name="default", factory="causalarena.interventions:hard_resampling"), hard_resampling
+    from .plugins import get_registry
+
+    registry = get_registry()
+    if name not in registry.interventions:
+        raise ValueError(f"unknown intervention protocol {name!r}; installed: {sorted(registry.interventions)} "
+                         "(the App. A.2 protocol suite - fixed_setpoint, parameter_shift, high_fraction, "
+                         "multi_target, dense_mixed - ships with arena-family-synthetic)")
+    info = registry.intervention(name)
+    return info, info.load()
+
+
+def resolve_protocol(name: str):
+    """``(InterventionInfo, apply)`` of intervention protocol ``name``, through the registry (cached).
+
+    ``default`` is the core's :func:`causalarena.interventions.hard_resampling`;
+    every other name comes from an installed plugin's ``arena_interventions``.
+
+    Raises:
+        ValueError: ``name`` is not installed (the message lists the installed
+            protocols and says the App. A.2 suite ships with arena-family-synthetic).
+    """
+    return _protocol(name)
+
+
 def effective_target_pool(protocol: str, scm, target_pool: Sequence[int]) -> np.ndarray:
     """The pool protocol ``protocol`` actually draws targets from (pass it to :func:`intervention_audit`).
 
     The protocol is resolved through the registry
-    (:func:`causalarena.protocol.resolve_protocol`); a protocol function with
+    (:func:`resolve_protocol`); a protocol function with
     an ``effective_pool(scm, target_pool)`` attribute (the structural-only
     ``parameter_shift`` and ``dense_mixed`` of arena-family-synthetic, App.
     A.2) draws from that pool, every other one from ``target_pool`` (sorted).
@@ -106,8 +137,6 @@ def effective_target_pool(protocol: str, scm, target_pool: Sequence[int]) -> np.
     Raises:
         ValueError: ``protocol`` is not installed.
     """
-    from .protocol import resolve_protocol
-
     pool_of = getattr(resolve_protocol(protocol)[1], "effective_pool", None)
     if pool_of is not None:
         return np.asarray(pool_of(scm, target_pool), dtype=np.int64)

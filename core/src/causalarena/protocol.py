@@ -9,7 +9,6 @@ varsortability study, Reisach et al. 2021).
 
 from __future__ import annotations
 
-import functools
 import hashlib
 from typing import Optional, Tuple
 
@@ -125,38 +124,6 @@ def split_sizes(split: str, n: Optional[int] = None, n_obs: int = 800, n_int: in
     return (n_obs, n_int)
 
 
-@functools.lru_cache(maxsize=None)
-def _protocol(name: str):
-    from .records import InterventionInfo
-
-    if name == "default":
-        from .interventions import hard_resampling
-
-        return InterventionInfo(name="default", factory="causalarena.interventions:hard_resampling"), hard_resampling
-    from .plugins import get_registry
-
-    registry = get_registry()
-    if name not in registry.interventions:
-        raise ValueError(f"unknown intervention protocol {name!r}; installed: {sorted(registry.interventions)} "
-                         "(the App. A.2 protocol suite - fixed_setpoint, parameter_shift, high_fraction, "
-                         "multi_target, dense_mixed - ships with arena-family-synthetic)")
-    info = registry.intervention(name)
-    return info, info.load()
-
-
-def resolve_protocol(name: str):
-    """``(InterventionInfo, apply)`` of intervention protocol ``name``, through the registry (cached).
-
-    ``default`` is the core's :func:`causalarena.interventions.hard_resampling`;
-    every other name comes from an installed plugin's ``arena_interventions``.
-
-    Raises:
-        ValueError: ``name`` is not installed (the message lists the installed
-            protocols and says the App. A.2 suite ships with arena-family-synthetic).
-    """
-    return _protocol(name)
-
-
 @attrs.define
 class CellSample:
     """Everything one cell's sampling produced, before standardisation.
@@ -203,9 +170,9 @@ def sample_cell(spec, family: str, split: str, replicate: int, protocol: str = "
         mask = np.zeros_like(x, dtype=bool)
         regime = np.full(n_obs, -1, dtype=np.int64)
     else:
-        from .interventions import default_target_pool
+        from .interventions import default_target_pool, resolve_protocol
 
-        info, apply = _protocol(protocol)
+        info, apply = resolve_protocol(protocol)
         n_obs, n_int = split_sizes(split, n, info.n_obs, info.n_int)
         pool = default_target_pool(scm, spec.id)
         try:
