@@ -7,50 +7,12 @@ can move) and the intervention-stage stressors ``soft`` and
 
 import numpy as np
 import pytest
+from _chain import ALL, chain_spec, run
 
 from arena_family_synthetic import protocols as pr
 from arena_family_synthetic.protocols import PROTOCOLS, draw_shifts
-from causalarena import interventions as iv
 from causalarena.interventions import effective_target_pool, intervention_audit
 from causalarena.scm import ComponentSpec, NodeSpec, SCMSpec
-
-# A -> B -> C -> D -> E, linear mechanisms without output calibration, so
-# node = w * parent + b + eps exactly.
-WEIGHTS = {"B": 2.0, "C": -1.0, "D": 0.5, "E": 1.5}
-BIASES = {"B": 0.5, "C": 0.3, "D": 1.0, "E": -0.4}
-NAMES = ["A", "B", "C", "D", "E"]
-
-
-def chain_spec(stressors=(), intervenable=None, sid="chain5"):
-    intervenable = intervenable or {}
-    nodes = [NodeSpec(name="A", role="root", intervenable=intervenable.get("A", True),
-                      root_distribution=ComponentSpec(kind="gaussian", params={"loc": 0.0, "scale": 1.0}))]
-    for parent, name in zip(NAMES, NAMES[1:]):
-        nodes.append(NodeSpec(name=name, role="mechanism", parents=(parent,),
-                              intervenable=intervenable.get(name, True),
-                              mechanism=ComponentSpec(kind="linear",
-                                                      params={"weights": [WEIGHTS[name]], "bias": BIASES[name]}),
-                              noise=ComponentSpec(kind="gaussian", params={"scale": 0.5})))
-    return SCMSpec(id=sid, nodes=nodes, stressors=list(stressors))
-
-
-SCM = chain_spec().compile()
-ALL = np.arange(5)
-FUNCS = {
-    "default": (iv.hard_resampling, 800, 200),
-    "fixed_setpoint": (pr.fixed_setpoint, 800, 200),
-    "parameter_shift": (pr.parameter_shift, 800, 200),
-    "high_fraction": (pr.high_fraction, 200, 800),
-    "multi_target": (pr.multi_target, 800, 200),
-    "dense_mixed": (pr.dense_mixed, 200, 800),
-}
-
-
-def run(name, seed=0, pool=ALL, scm=SCM):
-    f, n_obs, n_int = FUNCS[name]
-    x, mask, regime, exo = f(scm, n_obs, n_int, np.random.default_rng(seed), pool, return_exogenous=True)
-    return x, mask, regime, exo, n_obs, n_int
-
 
 
 def test_ineffective_parent_scale_is_replaced_by_the_next_kind():

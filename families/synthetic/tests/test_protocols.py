@@ -1,58 +1,21 @@
 """The App. A.2 intervention-protocol suite and its audit (moved from the core's test_interventions.py).
 
+The core's default protocol, the pools' errors and the audit's corruption checks are tested in the core
+(core/tests/test_interventions.py); here only the five protocols this distribution adds.
+
 CausalArena paper, App. A.1 "Interventions", App. A.2 "Protocol-sensitivity suites".
 """
 
 import numpy as np
 import pytest
+from _chain import ALL, BIASES, FUNCS, NAMES, SCM, WEIGHTS, baseline_percentiles, chain_spec, run
 
 from arena_family_synthetic import protocols as pr
 from arena_family_synthetic.protocols import PROTOCOLS, draw_shifts, multi_target_assignment, structural_pool
-from causalarena import interventions as iv
 from causalarena.interventions import effective_target_pool, intervention_audit
-from causalarena.scm import ComponentSpec, NodeSpec, SCMSpec
 
-# A -> B -> C -> D -> E, linear mechanisms without output calibration, so
-# node = w * parent + b + eps exactly.
-WEIGHTS = {"B": 2.0, "C": -1.0, "D": 0.5, "E": 1.5}
-BIASES = {"B": 0.5, "C": 0.3, "D": 1.0, "E": -0.4}
-NAMES = ["A", "B", "C", "D", "E"]
-
-
-def chain_spec(stressors=(), intervenable=None, sid="chain5"):
-    intervenable = intervenable or {}
-    nodes = [NodeSpec(name="A", role="root", intervenable=intervenable.get("A", True),
-                      root_distribution=ComponentSpec(kind="gaussian", params={"loc": 0.0, "scale": 1.0}))]
-    for parent, name in zip(NAMES, NAMES[1:]):
-        nodes.append(NodeSpec(name=name, role="mechanism", parents=(parent,),
-                              intervenable=intervenable.get(name, True),
-                              mechanism=ComponentSpec(kind="linear",
-                                                      params={"weights": [WEIGHTS[name]], "bias": BIASES[name]}),
-                              noise=ComponentSpec(kind="gaussian", params={"scale": 0.5})))
-    return SCMSpec(id=sid, nodes=nodes, stressors=list(stressors))
-
-
-SCM = chain_spec().compile()
-ALL = np.arange(5)
-FUNCS = {
-    "default": (iv.hard_resampling, 800, 200),
-    "fixed_setpoint": (pr.fixed_setpoint, 800, 200),
-    "parameter_shift": (pr.parameter_shift, 800, 200),
-    "high_fraction": (pr.high_fraction, 200, 800),
-    "multi_target": (pr.multi_target, 800, 200),
-    "dense_mixed": (pr.dense_mixed, 200, 800),
-}
-
-
-def run(name, seed=0, pool=ALL, scm=SCM):
-    f, n_obs, n_int = FUNCS[name]
-    x, mask, regime, exo = f(scm, n_obs, n_int, np.random.default_rng(seed), pool, return_exogenous=True)
-    return x, mask, regime, exo, n_obs, n_int
-
-
-def baseline_percentiles(scm, exo, n_obs, q):
-    return np.percentile(scm.propagate(exo[:n_obs]), q, axis=0)
-
+#: the five App. A.2 protocols this distribution adds; "default" is the core's (core/tests/test_interventions.py)
+SUITE = PROTOCOLS[1:]
 
 def test_six_protocols_registered_in_paper_order_with_row_budgets():
     from causalarena.plugins import get_registry
@@ -66,7 +29,7 @@ def test_six_protocols_registered_in_paper_order_with_row_budgets():
         assert info.load() is FUNCS[name][0]
 
 
-@pytest.mark.parametrize("name", PROTOCOLS)
+@pytest.mark.parametrize("name", SUITE)
 def test_rows_mask_regime_and_audit(name):
     x, mask, regime, exo, n_obs, n_int = run(name)
     assert x.shape == (1000, 5) and mask.shape == (1000, 5) and mask.dtype == bool and regime.shape == (1000,)
@@ -84,26 +47,13 @@ def test_rows_mask_regime_and_audit(name):
     assert all(np.array_equal(a, b) for a, b in zip((x, mask, regime), again[:3]))
 
 
-@pytest.mark.parametrize("name", ["default", "fixed_setpoint", "parameter_shift", "high_fraction"])
+@pytest.mark.parametrize("name", ["fixed_setpoint", "parameter_shift", "high_fraction"])
 def test_single_target_protocols_are_balanced(name):
     _, mask, _, _, n_obs, n_int = run(name)
     assert (mask[n_obs:].sum(axis=1) == 1).all()
     counts = mask[n_obs:].sum(axis=0)
     counts = counts[counts > 0]
     assert counts.sum() == n_int and counts.max() - counts.min() <= 1
-
-
-def test_default_protocol_generator_calls():
-    """Exogenous draw, balanced assignment, U[q10, q90]: the order datasets made before the other protocols used."""
-    x, mask, regime = iv.hard_resampling(SCM, 8, 4, np.random.default_rng(3), np.array([1, 3]))
-    assert mask[8:].sum() == 4 and (np.bincount(regime[8:], minlength=5)[[1, 3]] == 2).all()
-    rng = np.random.default_rng(3)
-    exo = SCM.draw_exogenous(12, rng)
-    q10, q90 = np.percentile(SCM.propagate(exo[:8])[:, [1, 3]], [10, 90], axis=0)
-    targets = iv.balanced_assignment(np.array([1, 3]), 4, rng)
-    lo = np.where(targets == 1, q10[0], q10[1])
-    hi = np.where(targets == 1, q90[0], q90[1])
-    assert np.array_equal(x[8 + np.arange(4), targets], rng.uniform(lo, hi))
 
 
 def test_hard_values_within_q10_q90_and_descendants_follow_their_equations():
@@ -121,13 +71,8 @@ def test_hard_values_within_q10_q90_and_descendants_follow_their_equations():
             # known answer: child = w * (possibly intervened) parent + b + same noise draw
             expected = WEIGHTS[NAMES[j]] * x[free, j - 1] + BIASES[NAMES[j]] + eps[free, j]
             assert np.allclose(x[free, j], expected, rtol=0, atol=1e-12)
-    # single-target table, rows whose target is C: A, B untouched, D, E recomputed and changed
-    x, mask, regime, exo, n_obs, _ = run("default", seed=4)
-    x0 = SCM.propagate(exo)
-    only_c = np.flatnonzero(mask[:, 2])
-    assert only_c.size == 40
-    assert np.array_equal(x[np.ix_(only_c, [0, 1])], x0[np.ix_(only_c, [0, 1])])
-    assert (x[only_c, 3] != x0[only_c, 3]).all() and (x[only_c, 4] != x0[only_c, 4]).all()
+    # (the single-target half, the default protocol's rows whose target is C, is the core's
+    # test_descendants_of_a_hard_target_are_recomputed)
 
 
 def test_fixed_setpoints_are_the_percentiles_within_jitter_and_balanced_per_target():
@@ -274,70 +219,18 @@ def test_structural_pool_and_fallback():
 
 
 def test_bad_pools_and_budgets():
-    with pytest.raises(ValueError, match="target_pool is empty"):
-        iv.hard_resampling(SCM, 10, 5, np.random.default_rng(0), [])
+    # (the default protocol's empty pool is the core's test_bad_pools_and_budgets)
     with pytest.raises(ValueError, match=r"distinct node indices in \[0, 5\)"):
         pr.multi_target(SCM, 10, 5, np.random.default_rng(0), [1, 7])
     with pytest.raises(ValueError, match="at least one observational row"):
         pr.fixed_setpoint(SCM, 0, 5, np.random.default_rng(0), [1])
 
 
-def test_audit_catches_corrupted_tables():
-    x, mask, regime, exo, n_obs, _ = run("default", seed=3, pool=np.array([1, 3]))
-    pool = np.array([1, 3])
-    assert intervention_audit(SCM, x, mask, regime, exo, pool) == []
-    x0 = SCM.propagate(exo)
-
-    # a mask entry outside the pool
-    m = mask.copy()
-    m[0, 4] = True
-    r = iv.regime_from_mask(m)
-    problems = intervention_audit(SCM, x, m, r, exo, pool)
-    assert any("mask marks E outside the target pool (B, D)" in p for p in problems)
-
-    # a pool target never hit
-    problems = intervention_audit(SCM, x, mask, regime, exo, np.array([1, 2, 3]))
-    assert problems == ["pool target(s) C never intervened on (need at least one row)"]
-
-    # regime disagreeing with the mask
-    r = regime.copy()
-    r[n_obs] = 0
-    assert any("regime disagrees with the mask on 1 row(s)" in p for p in intervention_audit(SCM, x, mask, r, exo,
-                                                                                           pool))
-
-    # descendants not recomputed: intervened rows keep the observational C, D, E
-    stale = x.copy()
-    rows_b = mask[:, 1]
-    stale[np.ix_(rows_b, [2, 3, 4])] = x0[np.ix_(rows_b, [2, 3, 4])]
-    problems = intervention_audit(SCM, stale, mask, regime, exo, pool)
-    assert any(p.startswith("not regenerated from their parents: C (") for p in problems)
-
-    # a non-descendant changed on an intervened row
-    leak = x.copy()
-    row = np.flatnonzero(mask[:, 3])[0]
-    leak[row, 0] += 1.0
-    problems = intervention_audit(SCM, leak, mask, regime, exo, pool)
-    assert any("A changed on 1 row(s) where they are neither a target nor a descendant" in p for p in problems)
-
-    # a target whose values never change (mask set on untouched observational rows)
-    m = mask.copy()
-    m[:5, 2] = True
-    problems = intervention_audit(SCM, x, m, iv.regime_from_mask(m), exo, np.array([1, 2, 3]))
-    assert any("target(s) C keep their observational values" in p for p in problems)
-
-    # a non-intervenable column in the mask
-    locked = chain_spec(intervenable={"B": False}).compile()
-    assert any("non-intervenable B" in p for p in intervention_audit(locked, x, mask, regime, exo, pool))
-
-    # wrong shapes
-    assert intervention_audit(SCM, x, mask, regime, exo[:, :2], pool)[0].startswith("shape mismatch")
-
-
 def test_make_dataset_runs_every_protocol():
     from causalarena.protocol import make_dataset
 
     spec = chain_spec()
-    for name in PROTOCOLS:
+    for name in SUITE:
         ds = make_dataset(spec, "fam", "obs_int", 0, protocol=name, standardise=False)
         n_obs, n_int = FUNCS[name][1:]
         assert ds.X.shape == (n_obs + n_int, 5)
