@@ -69,3 +69,19 @@ def test_card_components_and_commands_are_listed_from_arena_cards():
     assert mine == {("component", "card_root"), ("component", "card_expression"), ("component", "card_channel"),
                     ("command", "validate"), ("command", "card")}
     assert "validate" in run_arena("--help").stdout
+
+
+def test_declared_intervention_values_under_fixed_setpoint():
+    """A card's declared do-values hold under the synthetic family's App. A.2 protocols too (both installed here)."""
+    import numpy as np
+
+    from arena_cards import compile_card, load_card
+    from causalarena.protocol import sample_cell
+
+    example = Path(__import__("arena_cards").__file__).with_name("example-clinic-reminders.yaml")
+    spec = compile_card(load_card(example))
+    j = spec.names.index("reminder_sent")
+    fixed = sample_cell(spec, "semantic", "obs_int", 0, protocol="fixed_setpoint")
+    rows = fixed.intervention_mask[:, j]
+    assert rows.sum() == 200
+    assert set(np.unique(fixed.x[rows, j])) == {0.0, 1.0}
