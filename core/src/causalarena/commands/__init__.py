@@ -11,6 +11,8 @@ A plugin's command imports the public helpers from here::
 
     from causalarena.commands import UsageError, parse_family_options, add_family_option
 
+and ``console()`` (a rich console, 200 columns when stdout is not a terminal) and
+``comma_list(text)`` (``"a, b,,c"`` → ``["a", "b", "c"]``), as the core's commands use them.
 A :class:`UsageError` is printed as one line with exit code 2. The core's
 own helpers (:mod:`causalarena.commands._common`) are not public: the lint's
 import contracts forbid plugins to import them.
@@ -23,8 +25,10 @@ from typing import Iterator
 from ..hookspecs import hookimpl
 from ..records import CommandInfo
 from ._common import UsageError, add_family_option, parse_family_options
+from ._common import _console as console
+from ._common import _csv as comma_list
 
-__all__ = ["UsageError", "parse_family_options", "add_family_option", "arena_commands"]
+__all__ = ["UsageError", "parse_family_options", "add_family_option", "console", "comma_list", "arena_commands"]
 
 _HERE = __name__
 

@@ -14,15 +14,16 @@ conventions (:class:`causalarena.commands.UsageError`: one line
 from __future__ import annotations
 
 import sys
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable
 
-# the core's command conventions: a UsageError is one line on stderr, exit code 2
-from causalarena.commands import UsageError, parse_family_options
+# the core's command conventions and helpers: a UsageError is one line on stderr, exit code 2
+from causalarena.commands import UsageError, add_family_option, comma_list, console, parse_family_options
 
 #: the attribute of the parsed arguments under which the ``arena`` frame passes its registry
 REGISTRY_ATTR = "arena_registry"
 
-__all__ = ["REGISTRY_ATTR", "UsageError", "console", "csv", "family_options", "registry", "usage_error"]
+__all__ = ["REGISTRY_ATTR", "UsageError", "add_family_option", "comma_list", "console", "parse_family_options",
+           "registry", "run_command", "usage_error"]
 
 
 def usage_error(command: str, message: Any) -> int:
@@ -31,29 +32,12 @@ def usage_error(command: str, message: Any) -> int:
     return 2
 
 
-def console():
-    """A rich console; 200 columns when stdout is not a terminal (CI logs, pipes), as the core CLI's."""
-    from rich.console import Console
-
-    return Console() if sys.stdout.isatty() else Console(width=200)
-
-
-def csv(value: Optional[str]) -> Optional[List[str]]:
-    """``"png, svg"`` → ``["png", "svg"]``; ``None`` or only commas → ``None``."""
-    if value is None:
-        return None
-    items = [v.strip() for v in value.split(",") if v.strip()]
-    return items or None
-
-
-def family_options(items: Sequence[str]) -> Dict[str, Dict[str, Any]]:
-    """``--family-option`` values → ``{family: {key: value}}`` (the core's
-    :func:`~causalarena.commands.parse_family_options`, the same rules as ``arena run``).
-
-    Raises:
-        UsageError: an item is not ``FAMILY.KEY=VALUE``.
-    """
-    return parse_family_options(items)
+def run_command(command: str, body: Callable[[Any], int], args: Any) -> int:
+    """``body(args)``, its exit code; a :class:`UsageError` it raises becomes :func:`usage_error` (exit code 2)."""
+    try:
+        return body(args)
+    except UsageError as exc:
+        return usage_error(command, exc)
 
 
 def registry(args: Any = None):

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import UsageError, console, csv, family_options, registry, usage_error
+from . import UsageError, add_family_option, comma_list, console, parse_family_options, registry, run_command
 
 NAME = "card"
 HELP = "show a scenario card as a table or render its graph"
@@ -28,8 +28,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("card", help="card id (wildfire-smoke-shelter), FAMILY/ID, or a path")
     parser.add_argument("--out", default=".", help="render: output folder (default .)")
     parser.add_argument("--format", help="render: comma list of png, svg (default both)")
-    parser.add_argument("--family-option", action="append", default=[], metavar="FAMILY.KEY=VALUE",
-                        help="e.g. semantic.cards=~/my-cards to find cards outside the shipped set")
+    add_family_option(parser, help="e.g. semantic.cards=~/my-cards to find cards outside the shipped set")
 
 
 def find_card(ref: str, options: Sequence[str] = (), reg: Any = None) -> Path:
@@ -50,7 +49,7 @@ def find_card(ref: str, options: Sequence[str] = (), reg: Any = None) -> Path:
 
     fam_name, _, cid = ref.rpartition("/")
     reg = registry() if reg is None else reg
-    parsed = family_options(options)
+    parsed = parse_family_options(options)
     known = []
     for info in reg.families.values():
         if fam_name and info.name != fam_name:
@@ -83,10 +82,7 @@ def find_card(ref: str, options: Sequence[str] = (), reg: Any = None) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     """Show or render ``args.card``; print the written files for ``render``. Returns the exit code."""
-    try:
-        return _run(args)
-    except UsageError as exc:
-        return usage_error(NAME, exc)
+    return run_command(NAME, _run, args)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -106,7 +102,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.action == "show":
         render.show(card, console())
         return 0
-    outs = render.render(card, args.out, formats=csv(args.format) or ["png", "svg"])
+    outs = render.render(card, args.out, formats=comma_list(args.format) or ["png", "svg"])
     for o in outs:
         print(o)
     return 0

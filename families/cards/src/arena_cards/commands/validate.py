@@ -10,7 +10,7 @@ import argparse
 import json
 from typing import Dict
 
-from . import UsageError, usage_error
+from . import UsageError, run_command
 
 NAME = "validate"
 HELP = "check scenario cards (file or folder) against every gate (App. A.3)"
@@ -30,10 +30,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Validate ``args.paths``; print one line per issue and a count line (or JSON). Returns the exit code."""
-    try:
-        return _run(args)
-    except UsageError as exc:
-        return usage_error(NAME, exc)
+    return run_command(NAME, _run, args)
 
 
 def _run(args: argparse.Namespace) -> int:
