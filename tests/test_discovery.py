@@ -26,7 +26,7 @@ def test_arena_plugins_lists_everything_with_distribution_and_version(plugins_js
 
     # every record carries its distribution's installed version
     assert all(r["version"] == version(r["distribution"]) for r in rows if r["kind"] != "error")
-    assert by_kind["family"]["synthetic"]["version"] == "0.2.0"
+    assert by_kind["family"]["synthetic"]["version"] == "0.3.0"
     assert "error" not in by_kind
 
 
