@@ -110,9 +110,15 @@ def test_m5_orientation_is_seeded():
     assert np.array_equal(first + first.T, est)
     outcomes = {M.orient_cpdag(est, seed=s).tobytes() for s in range(40)}
     assert len(outcomes) > 1  # different seeds can orient differently
-    # the path 0—2—1 has 4 orientations (a tree: all acyclic, one of them the
-    # v-structure 0→2←1); random linear extensions reach every one
-    assert len(outcomes) == 4
+    # the path 0—2—1 has 4 orientations (a tree: all acyclic); the default rule
+    # (a random member of the Markov equivalence class, issue 12 item 13) reaches
+    # the 3 without a v-structure and never the v-structure 0→2←1 ...
+    collider = adj(3, [(0, 2), (1, 2)]).astype(np.int8).tobytes()
+    assert len(outcomes) == 3 and collider not in outcomes
+    # ... which the old rule, random linear extensions (an option), reaches too
+    old = {M.orient_cpdag(est, seed=s, rule="linear_extension").tobytes() for s in range(40)}
+    assert len(old) == 4 and collider in old
+    assert M.orient_cpdag(est, 7, rule="linear_extension").tobytes() == M.orient_cpdag(est, 7, "linear_extension").tobytes()
 
 
 def test_orient_cpdag_keeps_dag_unchanged_and_rejects_cycles():
@@ -139,9 +145,10 @@ def cpdag_like(draw):
 
 
 @settings(max_examples=200, deadline=None)
-@given(cpdag_like(), st.integers(min_value=0, max_value=2**32 - 1))
-def test_orient_cpdag_property(a, seed):
-    out = M.orient_cpdag(a, seed)
+@given(cpdag_like(), st.integers(min_value=0, max_value=2**32 - 1), st.sampled_from(M.CPDAG_ORIENTATIONS))
+def test_orient_cpdag_property(a, seed, rule):
+    # any PDAG with an acyclic directed part, extendable or not (the mec rule's fallback)
+    out = M.orient_cpdag(a, seed, rule=rule)
     directed = (a == 1) & (a.T == 0)
     undirected = (a == 1) & (a.T == 1)
     assert M.is_dag(out)
@@ -149,7 +156,7 @@ def test_orient_cpdag_property(a, seed):
     assert np.array_equal((out + out.T) > 0, (a + a.T) > 0)  # same skeleton
     assert not M.has_two_cycle(out)
     assert np.all((out + out.T)[undirected] == 1)  # one direction per undirected edge
-    assert np.array_equal(out, M.orient_cpdag(a, seed))
+    assert np.array_equal(out, M.orient_cpdag(a, seed, rule=rule))
 
 
 # --- M6: 2-cycles ----------------------------------------------------------

@@ -21,8 +21,8 @@ fdr        directed FP / predicted edges (0.0 when nothing is predicted)
 shd        structural Hamming distance, a reversal counts once
 nshd       SHD / (d(d − 1)) (App. B.2 / App. C; not d(d − 1)/2, case M7)
 sid        structural intervention distance, SID(truth, estimate) (gadjid)
-auroc      ROC AUC of edge scores over off-diagonal entries (scikit-learn)
-ap         average precision of edge scores, off-diagonal (scikit-learn)
+auroc      ROC AUC of edge scores over off-diagonal entries (= scikit-learn's)
+ap         average precision of edge scores, off-diagonal (= scikit-learn's)
 n_edges    number of predicted edges (not a quality score)
 ====== ===================================================================
 
@@ -52,6 +52,11 @@ __all__ = [
     "n_edges",
     "cpdag_shd",
     "orient_cpdag",
+    "repair_cpdag_cycles",
+    "cycle_edges",
+    "scoring_config",
+    "CPDAG_ORIENTATIONS",
+    "CPDAG_REPAIRS",
     "is_dag",
     "has_two_cycle",
     "compute_metrics",
@@ -141,61 +146,235 @@ def is_dag(adjacency: Any) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# CPDAG orientation (App. B.2)
+# CPDAG orientation (App. B.2) and the repair of cyclic CPDAGs
 # ---------------------------------------------------------------------------
 
+#: rules of :func:`orient_cpdag` (``arena run --cpdag-orientation``); the first is the default
+CPDAG_ORIENTATIONS = ("mec", "linear_extension")
+#: policies for a CPDAG/PAG whose directed part has a cycle (``arena run --cpdag-repair``);
+#: the first is the default (:func:`repair_cpdag_cycles`; ``strict``: ``invalid_output``)
+CPDAG_REPAIRS = ("undirect_cycles", "strict")
+#: the output kinds whose undirected edges the runner orients (and may repair)
+ORIENTED_KINDS = ("cpdag", "pag")
 
-def orient_cpdag(adjacency: Any, seed: int) -> np.ndarray:
+
+def scoring_config(output_kind: Optional[str], orientation: str = CPDAG_ORIENTATIONS[0],
+                   repair: str = CPDAG_REPAIRS[0]) -> Optional[str]:
+    """The scoring policy of a run as stored text, or ``None`` when no policy applies.
+
+    For a ``cpdag`` or ``pag`` output the text is
+    ``"orientation=<rule>, cpdag_repair=<policy>"`` (stored in the run's
+    ``scoring`` column, part of its config hash, shown in the report's
+    configuration label when it differs between runs of one method); a
+    ``dag`` output is scored as returned, so ``None`` (its config hash is the
+    same as before the policy existed).
+
+    Raises:
+        ValueError: ``orientation`` not in :data:`CPDAG_ORIENTATIONS` or
+            ``repair`` not in :data:`CPDAG_REPAIRS`.
+    """
+    if orientation not in CPDAG_ORIENTATIONS:
+        raise ValueError(f"CPDAG orientation {orientation!r}: expected one of {list(CPDAG_ORIENTATIONS)}")
+    if repair not in CPDAG_REPAIRS:
+        raise ValueError(f"CPDAG repair {repair!r}: expected one of {list(CPDAG_REPAIRS)}")
+    if output_kind not in ORIENTED_KINDS:
+        return None
+    return f"orientation={orientation}, cpdag_repair={repair}"
+
+
+def cycle_edges(adjacency: Any) -> np.ndarray:
+    """Directed edges of a PDAG that lie on a directed cycle, as a (d × d) bool mask.
+
+    Encoding as in :func:`orient_cpdag` (``A[i, j] = A[j, i] = 1`` is undirected
+    and not part of the directed part). A directed edge i → j lies on a
+    directed cycle exactly when i and j are in the same strongly connected
+    component of the directed part (networkx
+    ``strongly_connected_components``), so the mask does not depend on the
+    node order or on which cycle a search happens to find first.
+
+    Raises:
+        ValueError: not a square 0/1 matrix, or a self-loop.
+    """
+    import networkx as nx
+
+    a = _as_binary(adjacency, "adjacency")
+    directed = a & ~a.T
+    graph = nx.from_numpy_array(directed.astype(np.int8), create_using=nx.DiGraph)
+    component = np.empty(a.shape[0], dtype=np.int64)
+    for k, nodes in enumerate(nx.strongly_connected_components(graph)):
+        component[list(nodes)] = k
+    return directed & (component[:, None] == component[None, :])
+
+
+def repair_cpdag_cycles(adjacency: Any) -> Tuple[np.ndarray, List[Tuple[int, int]]]:
+    """Make every directed edge on a directed cycle undirected (policy ``undirect_cycles``).
+
+    PC's orientation phase can direct edges into a cycle when its collider
+    and Meek-rule orientations conflict (causal-learn, 2–3 % of PC runs on
+    the synthetic pool); such a graph is no CPDAG. Rule, exactly: every
+    directed edge i → j whose endpoints lie in the same strongly connected
+    component of the directed part (:func:`cycle_edges`: the edges on some
+    directed cycle) becomes the undirected edge i — j. One pass suffices:
+    the directed edges left run between components, whose condensation is
+    acyclic, so the directed part of the result is acyclic; applying the rule
+    to its result changes nothing. Undirected edges, and directed edges on no
+    cycle, are kept. The runner then orients the result like any CPDAG
+    (:func:`orient_cpdag`) and flags the run ``cpdag_repaired``.
+
+    Args:
+        adjacency: (d × d) 0/1 PDAG, row = parent.
+
+    Returns:
+        ``(repaired, undirected)``: the (d × d) ``int8`` PDAG and the
+        ``(i, j)`` edges i → j made undirected, sorted (empty when the
+        directed part was acyclic; the input is then returned unchanged).
+
+    Raises:
+        ValueError: not a square 0/1 matrix, or a self-loop.
+    """
+    a = _as_binary(adjacency, "adjacency")
+    on_cycle = cycle_edges(a)
+    out = a | on_cycle | on_cycle.T
+    return out.astype(np.int8), [(int(i), int(j)) for i, j in np.argwhere(on_cycle)]
+
+
+def _directed_cycle_error(directed: np.ndarray) -> ValueError:
+    import networkx as nx
+
+    cycle = nx.find_cycle(nx.from_numpy_array(directed.astype(np.int8), create_using=nx.DiGraph))
+    path = " -> ".join(str(u) for u, _ in cycle) + f" -> {cycle[0][0]}"
+    return ValueError(f"the directed part of the CPDAG has a cycle ({path}); cannot orient it to a DAG "
+                      "(repair it first: causalarena.metrics.repair_cpdag_cycles)")
+
+
+def _linear_extension(directed: np.ndarray, undirected: np.ndarray, nodes: np.ndarray,
+                      rng: np.random.Generator) -> np.ndarray:
+    """Orient ``undirected`` among ``nodes`` forward in a random linear extension of ``directed``."""
+    import networkx as nx
+
+    d = directed.shape[0]
+    sub = np.zeros_like(directed)
+    sub[np.ix_(nodes, nodes)] = directed[np.ix_(nodes, nodes)]
+    graph = nx.DiGraph()
+    graph.add_nodes_from(int(v) for v in nodes)
+    graph.add_edges_from((int(i), int(j)) for i, j in np.argwhere(sub))
+    priority = rng.permutation(d)
+    try:
+        order = list(nx.lexicographical_topological_sort(graph, key=lambda node: priority[node]))
+    except nx.NetworkXUnfeasible:
+        raise _directed_cycle_error(directed) from None
+    position = np.full(d, d, dtype=np.int64)
+    position[np.asarray(order, dtype=np.int64)] = np.arange(len(order))
+    forward = position[:, None] < position[None, :]
+    inside = np.zeros(d, dtype=bool)
+    inside[nodes] = True
+    return undirected & forward & inside[:, None] & inside[None, :]
+
+
+def _consistent_extension(directed: np.ndarray, undirected: np.ndarray,
+                          rng: np.random.Generator) -> Tuple[np.ndarray, bool]:
+    """Randomised Dor–Tarsi: a random consistent extension of a PDAG, or the best effort.
+
+    Returns ``(dag, extendable)``; see :func:`orient_cpdag` (rule ``mec``).
+    """
+    d = directed.shape[0]
+    adjacent = directed | directed.T | undirected
+    nonadjacent = (~adjacent & ~np.eye(d, dtype=bool)).astype(np.int64)
+    oriented = np.zeros_like(directed)
+    remaining = np.ones(d, dtype=bool)
+    while remaining.any():
+        rem = remaining[None, :]
+        und = undirected & rem & remaining[:, None]
+        adj = adjacent & rem
+        # a sink among the remaining nodes ...
+        sink = remaining & ~(directed & rem).any(axis=1)
+        # ... whose undirected neighbours are adjacent to all its other neighbours:
+        # violations[x, z] = number of undirected neighbours y of x not adjacent to z
+        violations = und.astype(np.int64) @ (nonadjacent * remaining[:, None])
+        eligible = sink & ~((violations > 0) & adj).any(axis=1)
+        candidates = np.flatnonzero(eligible)
+        if candidates.size == 0:  # (a remaining node without edges would be eligible)
+            nodes = np.flatnonzero(remaining)
+            if not sink[nodes].any():
+                raise _directed_cycle_error(directed)
+            # no consistent extension: the rest by a random linear extension
+            return directed | oriented | _linear_extension(directed, und, nodes, rng), False
+        x = int(candidates[rng.integers(candidates.size)])
+        oriented[und[:, x], x] = True          # y — x becomes y → x
+        remaining[x] = False
+    return directed | oriented, True
+
+
+def orient_cpdag(adjacency: Any, seed: int, rule: str = CPDAG_ORIENTATIONS[0],
+                 flags: Optional[List[str]] = None) -> np.ndarray:
     """Orient the undirected edges of a CPDAG at random with a fixed seed (App. B.2).
 
     Encoding (d × d, row = parent): ``A[i, j] = 1, A[j, i] = 0`` is i → j;
-    ``A[i, j] = A[j, i] = 1`` is the undirected edge i — j.
+    ``A[i, j] = A[j, i] = 1`` is the undirected edge i — j. Directed edges
+    are kept as they are; a DAG passes through unchanged. The same ``seed``
+    gives the same DAG (byte for byte, ``numpy.random.default_rng(seed)``);
+    different seeds can give different DAGs.
 
-    Rule: draw a random linear extension of the directed part (a topological
-    order in which ties between available nodes are broken by a random
-    priority drawn from ``numpy.random.default_rng(seed)``; networkx's
-    ``lexicographical_topological_sort`` does the sort), then orient every
-    undirected edge i — j as i → j when i comes before j in that order.
-    Directed edges are kept as they are. Because every edge then points
-    forward in one order, the result is always a DAG when the directed part
-    is acyclic. The same ``seed`` gives the same DAG; different seeds can give
-    different DAGs. The result contains every directed edge of the input but
-    is not guaranteed to lie in the input's Markov equivalence class (it may
-    create new v-structures); the paper's "random orientation" does not
-    require that either, and the scores are directed-graph scores.
+    Rules:
+
+    ``"mec"`` (default) — a random member of the Markov equivalence class: a
+        random *consistent extension* of the PDAG (same skeleton, same
+        v-structures, acyclic; for a CPDAG these are exactly the DAGs of its
+        Markov equivalence class, Verma & Pearl 1990, Meek 1995). Algorithm:
+        Dor & Tarsi (1992), "A simple algorithm to construct a consistent
+        extension of a partially oriented graph" (the algorithm of
+        causal-learn's ``pdag2dag``), with the choice randomised: among the
+        remaining nodes x that have no directed edge out to a remaining node
+        and whose undirected neighbours are each adjacent to all other
+        remaining neighbours of x, one is drawn uniformly; its undirected
+        edges y — x become y → x and x is removed; repeat. Every member of
+        the class has positive probability (the sinks of any member, taken in
+        reverse topological order, are valid choices), but the draw is not
+        uniform over the class (uniform sampling needs the class counts of
+        Wienöbst, Bannach & Liśkiewicz 2021, "Polynomial-time algorithms for
+        counting and sampling Markov equivalent DAGs"). A PDAG that has no
+        consistent extension (possible for a method's output, e.g. after
+        :func:`repair_cpdag_cycles`) gets the rule as far as it goes, then
+        the remaining undirected edges by the linear-extension rule below
+        among the remaining nodes; the result is still a DAG with every
+        directed edge kept, and ``"cpdag_not_extendable: …"`` is appended to
+        ``flags`` (when given).
+    ``"linear_extension"`` — the rule before issue 12: draw a random linear
+        extension of the directed part (a topological order, ties between
+        available nodes broken by a random priority, networkx's
+        ``lexicographical_topological_sort``) and orient every undirected
+        edge forward in it. Always a DAG with the same skeleton, but it can
+        create v-structures, i.e. leave the equivalence class (the path
+        0 — 2 — 1 can become 0 → 2 ← 1).
 
     Args:
-        adjacency: (d × d) 0/1 CPDAG (a DAG passes through unchanged).
+        adjacency: (d × d) 0/1 CPDAG (or PDAG), row = parent.
         seed: integer seed (the per-file seed from ``Dataset.metadata``).
+        rule: one of :data:`CPDAG_ORIENTATIONS`.
+        flags: a list to which a ``cpdag_not_extendable`` flag is appended.
 
     Returns:
         (d × d) ``int8`` DAG adjacency.
 
     Raises:
-        ValueError: not a square 0/1 matrix, a self-loop, or the directed part
-            has a cycle (the cycle is named).
+        ValueError: not a square 0/1 matrix, a self-loop, an unknown ``rule``,
+            or the directed part has a cycle (the cycle is named; see
+            :func:`repair_cpdag_cycles`).
     """
-    import networkx as nx
-
+    if rule not in CPDAG_ORIENTATIONS:
+        raise ValueError(f"CPDAG orientation rule {rule!r}: expected one of {list(CPDAG_ORIENTATIONS)}")
     a = _as_binary(adjacency, "adjacency")
     d = a.shape[0]
     directed = a & ~a.T
     undirected = a & a.T
-    graph = nx.from_numpy_array(directed.astype(np.int8), create_using=nx.DiGraph)
     rng = np.random.default_rng(seed)
-    priority = rng.permutation(d)
-    try:
-        order = list(nx.lexicographical_topological_sort(graph, key=lambda node: priority[node]))
-    except nx.NetworkXUnfeasible:
-        cycle = nx.find_cycle(graph)
-        path = " -> ".join(str(u) for u, _ in cycle) + f" -> {cycle[0][0]}"
-        raise ValueError(
-            f"the directed part of the CPDAG has a cycle ({path}); cannot orient it to a DAG"
-        ) from None
-    position = np.empty(d, dtype=np.int64)
-    position[np.asarray(order, dtype=np.int64)] = np.arange(d)
-    forward = position[:, None] < position[None, :]
-    out = directed | (undirected & forward)
+    if rule == "linear_extension":
+        out = directed | _linear_extension(directed, undirected, np.arange(d), rng)
+        return out.astype(np.int8)
+    out, extendable = _consistent_extension(directed, undirected, rng)
+    if not extendable and flags is not None:
+        flags.append("cpdag_not_extendable: no DAG has this PDAG's skeleton and v-structures; "
+                     "the rest was oriented by a random linear extension")
     return out.astype(np.int8)
 
 
@@ -372,18 +551,33 @@ def sid(true_adjacency: Any, adjacency: Any, edge_scores: Any = None) -> float:
     M4 8.
 
     Raises:
-        ValueError: as :func:`shd`, or either graph is not a DAG (checked
-            here: gadjid aborts with a Rust panic on 2-cycles, case I8).
+        ValueError: as :func:`shd` (not square, shapes differ, not 0/1, a
+            self-loop), fewer than 2 variables, or either graph is not a DAG.
+            All are checked here before gadjid is called: gadjid aborts with
+            a Rust panic (its message printed on stderr) on d < 2 and on
+            2-cycles (case I8).
     """
     import gadjid
 
     t, a = _pair(true_adjacency, adjacency)
+    if t.shape[0] < 2:
+        raise ValueError(f"SID needs graphs of at least 2 variables, got d = {t.shape[0]}")
+    # Cycle check without networkx (two is_dag calls cost more than gadjid
+    # itself at d = 100): gadjid panics on a 2-cycle, so those are refused
+    # here; it reports any longer cycle as a RuntimeError ("Graph is not
+    # acyclic"), which is then diagnosed (which graph) with is_dag.
     for name, g in (("true_adjacency", t), ("adjacency", a)):
-        if not is_dag(g):
-            raise ValueError(f"SID needs DAGs, but {name} has a cycle")
+        if np.any(g & g.T):
+            raise ValueError(f"SID needs DAGs, but {name} has a cycle (a 2-cycle)")
     # gadjid accepts int8 ndarrays only (not bool/int64).
-    _, count = gadjid.sid(t.astype(np.int8), a.astype(np.int8),
-                          edge_direction="from row to column")
+    try:
+        _, count = gadjid.sid(t.astype(np.int8), a.astype(np.int8),
+                              edge_direction="from row to column")
+    except RuntimeError:
+        for name, g in (("true_adjacency", t), ("adjacency", a)):
+            if not is_dag(g):
+                raise ValueError(f"SID needs DAGs, but {name} has a cycle") from None
+        raise
     return float(count)
 
 
@@ -409,40 +603,83 @@ def _score_inputs(true_adjacency: Any, edge_scores: Any) -> Optional[Tuple[np.nd
     return y_true, y_score
 
 
+def _ranking(y_true: np.ndarray, y_score: np.ndarray) -> Dict[str, float]:
+    """AUROC and AP of two classes from one ranking of the negatives among the positives.
+
+    ``y_true`` (m,) bool with both classes present, ``y_score`` (m,) finite
+    float64. The P positives' distinct scores u₁ < … < u_K are sorted once
+    (with their multiplicities), and every negative score is located among
+    them by binary search (``numpy.searchsorted``, left and right): that is
+    the whole ranking both metrics need, in O(m log P) — cheaper than sorting
+    all m scores when edges are sparse.
+
+    - AUROC is the Mann–Whitney statistic with ties counted one half:
+      (#{(pos, neg): s₊ > s₋} + ½ #{s₊ = s₋}) / (P·N), integer counts — the
+      same number as the trapezoidal area under the ROC curve that
+      :func:`sklearn.metrics.roc_auc_score` computes, and as the rank-sum form
+      with tied scores given their average rank.
+    - AP is scikit-learn's :func:`~sklearn.metrics.average_precision_score`:
+      Σₖ (Rₖ − Rₖ₋₁) Pₖ over the distinct scores taken as thresholds from the
+      highest down (predict positive when score ≥ threshold; R₀ = 0), step-wise,
+      no interpolation. Only thresholds at a positive's score change the
+      recall, so the sum runs over u_k: (count of u_k / P) · TP(u_k) /
+      (TP(u_k) + FP(u_k)), where FP(u_k) counts the negatives scoring ≥ u_k.
+    """
+    pos = y_score[y_true]
+    neg = y_score[~y_true]
+    n_pos, n_neg = pos.size, neg.size
+    u, count = np.unique(pos, return_counts=True)  # sorted distinct positive scores
+    below = np.zeros(u.size + 1, dtype=np.int64)  # below[k] = positives scoring < u_k
+    np.cumsum(count, out=below[1:])
+    lo = np.searchsorted(u, neg, side="left")  # u's strictly below each negative
+    hi = np.searchsorted(u, neg, side="right")  # u's at or below each negative
+    # pairs won by the positive: positives scoring > s₋ = P − below[hi]; ties: below[hi] − below[lo]
+    wins = n_pos * n_neg - int(below[hi].sum())
+    ties = int(below[hi].sum() - below[lo].sum())
+    auc = (wins + 0.5 * ties) / (n_pos * n_neg)
+    # negatives scoring >= u_k: those with hi > k (suffix sums of the counts of hi)
+    neg_ge = np.cumsum(np.bincount(hi, minlength=u.size + 1)[::-1])[::-1][1:]
+    tp = n_pos - below[:-1]
+    ap_value = float(np.sum((count / n_pos) * (tp / (tp + neg_ge))))
+    return {"auroc": float(auc), "ap": ap_value}
+
+
 def auroc(true_adjacency: Any, adjacency: Any, edge_scores: Any = None) -> Optional[float]:
     """Area under the ROC curve of ``edge_scores`` against the truth (App. B.2).
 
-    Computed with :func:`sklearn.metrics.roc_auc_score` over the d(d − 1)
-    off-diagonal entries (score[i, j] = confidence in i → j). ``None`` when
+    Over the d(d − 1) off-diagonal entries (score[i, j] = confidence in
+    i → j), computed as the Mann–Whitney rank statistic with tied scores
+    given their average rank — the same number as
+    :func:`sklearn.metrics.roc_auc_score` (to rounding, ≤ 1e-12), from one
+    ranking (:func:`_ranking`) that :func:`ap` shares inside
+    :func:`compute_metrics`. ``None`` when
     ``edge_scores`` is None or the truth has no edges or every edge.
 
     Raises:
         ValueError: shape mismatch or non-finite scores (entry named).
     """
-    from sklearn.metrics import roc_auc_score
-
     inputs = _score_inputs(true_adjacency, edge_scores)
     if inputs is None:
         return None
-    return float(roc_auc_score(*inputs))
+    return _ranking(*inputs)["auroc"]
 
 
 def ap(true_adjacency: Any, adjacency: Any, edge_scores: Any = None) -> Optional[float]:
     """Average precision of ``edge_scores`` (App. B.2), off-diagonal entries.
 
-    :func:`sklearn.metrics.average_precision_score`: sum over thresholds of
-    (R_n − R_{n−1}) P_n. ``None`` when ``edge_scores`` is None or the truth has
-    no edges or every edge.
+    As :func:`sklearn.metrics.average_precision_score` defines it (and
+    equal to it to rounding, ≤ 1e-12): the sum over the distinct scores taken
+    as thresholds from the highest down of (R_n − R_{n−1}) P_n, R_0 = 0,
+    step-wise with no interpolation; tied scores enter together. ``None``
+    when ``edge_scores`` is None or the truth has no edges or every edge.
 
     Raises:
         ValueError: shape mismatch or non-finite scores (entry named).
     """
-    from sklearn.metrics import average_precision_score
-
     inputs = _score_inputs(true_adjacency, edge_scores)
     if inputs is None:
         return None
-    return float(average_precision_score(*inputs))
+    return _ranking(*inputs)["ap"]
 
 
 # ---------------------------------------------------------------------------
@@ -499,16 +736,48 @@ def compute_metrics(
         undefined, when it returned a non-finite number, or when it raised; the
         last two add a line to ``warnings`` naming the metric and the error.
         A metric that cannot be imported is reported the same way.
+
+    Cost: the inputs are validated once (every metric then receives the
+    checked bool arrays and float64 scores; inputs that fail the check are
+    passed on unchanged, so each metric reports its own error), and the core's
+    :func:`auroc` and :func:`ap` share one ranking of the scores
+    (:func:`_ranking`). Benchmark: ``tests/benchmarks/bench_metrics.py``.
     """
     values: Dict[str, Optional[float]] = {}
     warnings: List[str] = []
+    try:
+        true_adjacency, dag_adjacency = _pair(true_adjacency, dag_adjacency)
+    except ValueError:
+        pass  # each metric raises (and is reported) with its own message
+    if edge_scores is not None:
+        try:
+            edge_scores = np.asarray(edge_scores, dtype=np.float64)
+        except (TypeError, ValueError):
+            pass
+    ranked: Dict[str, Any] = {}  # the shared AUROC/AP ranking, or the error it raised
+
+    def shared_ranking(t: Any, scores: Any) -> Dict[str, Optional[float]]:
+        if not ranked:
+            try:
+                inputs = _score_inputs(t, scores)
+                ranked["value"] = (dict.fromkeys(("auroc", "ap")) if inputs is None
+                                   else _ranking(*inputs))
+            except Exception as exc:  # noqa: BLE001 - re-raised for each metric below
+                ranked["error"] = exc
+        if "error" in ranked:
+            raise ranked["error"]
+        return ranked["value"]
+
     for name, info in metrics.items():
         if info.needs_scores and edge_scores is None:
             values[name] = None
             continue
         try:
             func = info.load()
-            value = func(true_adjacency, dag_adjacency, edge_scores)
+            if func is auroc or func is ap:
+                value = shared_ranking(true_adjacency, edge_scores)[func.__name__]
+            else:
+                value = func(true_adjacency, dag_adjacency, edge_scores)
         except BaseException as exc:  # noqa: BLE001 - a metric must not kill the run record
             if not isinstance(exc, Exception) and not _is_rust_panic(exc):
                 raise
