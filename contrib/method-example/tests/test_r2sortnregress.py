@@ -65,3 +65,36 @@ def test_non_finite_column_named():
     ds.X[5, 2] = np.inf
     with pytest.raises(ValueError, match=r"\['X2'\]"):
         fit(ds)
+
+
+def single_edge_at_a_rounding_boundary(seed, r2, n=200):
+    # columns [y, x], edge x -> y (1 -> 0), with corr² = r2 exactly in real arithmetic: x and the
+    # noise e are centred, orthogonal and of equal norm, y = w·x + e with w² / (w² + 1) = r2
+    rng = np.random.default_rng(seed)
+    x, e = rng.standard_normal(n), rng.standard_normal(n)
+    x, e = x - x.mean(), e - e.mean()
+    e -= (e @ x) / (x @ x) * x
+    e *= np.linalg.norm(x) / np.linalg.norm(e)
+    from causalarena.data import Dataset
+
+    return Dataset(X=np.column_stack([np.sqrt(r2 / (1 - r2)) * x + e, x]), columns=["y", "x"],
+                   metadata={"seed": seed})
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("r2", [0.3 + 0.5e-12, 0.7 + 0.5e-12])
+def test_r2_tie_within_tolerance_keeps_column_order(seed, r2):
+    # The two ends of one edge have the same R²; computed, they differ by ~1e-16, and at a
+    # 12-digit rounding boundary rounding alone splits them by 1e-12 (the old tie rule). The tie
+    # rule is relative (1e-9 · max R², causalarena.ordering.TIE_RTOL): the column order stands.
+    m = fit(single_edge_at_a_rounding_boundary(seed, r2))
+    assert abs(m.r2_[0] - m.r2_[1]) <= 1e-9 * m.r2_.max()
+    assert m.order_.tolist() == [0, 1]
+    assert m.adjacency_.tolist() == [[0, 1], [0, 0]]
+
+
+def test_tie_tolerance_is_a_recorded_parameter():
+    from arena_contrib_method_example.method import R2SortNRegress
+    from causalarena.ordering import TIE_RTOL
+
+    assert R2SortNRegress().get_params() == {"criterion": "bic", "tie_rtol": TIE_RTOL}

@@ -8,8 +8,9 @@ reference code ``r2_sort_regress`` (package CausalDisco):
    X_j on all other variables (least squares with intercept). Unlike the
    marginal variance (sortnregress), R² does not change when a column is
    rescaled, so standardising the data does not remove this order;
-2. order the variables by increasing R² (ties, e.g. the two ends of a single
-   edge, keep the column order: ``kind="stable"`` after rounding to 12 digits);
+2. order the variables by increasing R²; ties — R² within ``1e-9 · max R²`` of
+   each other (:func:`causalarena.ordering.order_by_score`, the tie rule of
+   sortnregress), e.g. the two ends of a single edge — keep the column order;
 3. for the k-th variable in that order, ordinary least squares on its k − 1
    predecessors gives adaptive weights ``w = |beta|``; ``LassoLarsIC`` (BIC) on
    the predecessors scaled by ``w`` gives ``W[i, j] = coef_i · w_i``;
@@ -23,6 +24,7 @@ import numpy as np
 
 from causalarena.data import Dataset
 from causalarena.method import Method
+from causalarena.ordering import TIE_RTOL, order_by_score
 
 
 def r2_scores(X: np.ndarray) -> np.ndarray:
@@ -48,6 +50,8 @@ class R2SortNRegress(Method):
 
     Parameters:
         criterion: information criterion of ``LassoLarsIC`` (``"bic"``, the paper's choice, or ``"aic"``).
+        tie_rtol: relative tolerance under which two R² are tied and keep the column order
+            (default :data:`causalarena.ordering.TIE_RTOL` = 1e-9).
 
     After ``fit``: ``adjacency_`` (d × d) 0/1 DAG, ``edge_scores_ = |W|``,
     ``r2_`` the R² scores, ``order_`` the R² order, ``native_`` the weighted matrix W.
@@ -55,8 +59,9 @@ class R2SortNRegress(Method):
 
     output_kind = "dag"
 
-    def __init__(self, criterion: str = "bic") -> None:
+    def __init__(self, criterion: str = "bic", tie_rtol: float = TIE_RTOL) -> None:
         self.criterion = criterion
+        self.tie_rtol = tie_rtol
 
     def fit(self, dataset: Dataset) -> "R2SortNRegress":
         """Fit on ``dataset.X`` (n × d); the intervention mask and any truth are ignored.
@@ -74,7 +79,7 @@ class R2SortNRegress(Method):
                              f"{[dataset.columns[j] for j in np.flatnonzero(bad)]}")
         d = X.shape[1]
         self.r2_ = r2_scores(X)
-        self.order_ = np.argsort(self.r2_, kind="stable")
+        self.order_ = order_by_score(self.r2_, self.tie_rtol)
         W = np.zeros((d, d))
         for k in range(1, d):
             covariates, target = self.order_[:k], self.order_[k]

@@ -28,7 +28,7 @@ def arena_methods() -> Iterator[MethodInfo]:
         min_samples_factor=1.0,
         # R² inverts the correlation matrix (falls back to least squares, but a collinear table has no order)
         requires_full_rank=True,
-        params={"criterion": "bic"},
+        params={"criterion": "bic", "tie_rtol": 1e-9},  # R² within 1e-9 · max are tied (column order)
         citation=CITATION,
         description="R²-sortability baseline: sort by R² on all other variables, adaptive Lasso (BIC) on predecessors",
         requirements=("scikit-learn>=1.2",),

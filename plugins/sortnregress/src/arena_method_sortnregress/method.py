@@ -11,8 +11,11 @@ Algorithm (Reisach et al. 2021, Sec. 4 "sortnregress", and the reference code
 4. nonzero ``W[i, j]`` is the edge i → j (row = parent).
 
 The order is a total order and parents always precede children, so the
-output is a DAG by construction. On standardised data every variance is 1
-and the order falls back to the (stable) column order.
+output is a DAG by construction. Ties: variances within a relative tolerance
+(``|Var_i − Var_j| ≤ 1e-9 · max Var``, :data:`causalarena.ordering.TIE_RTOL`,
+:func:`causalarena.ordering.order_by_score`) keep the column order. On
+standardised data every variance is 1 up to floating-point noise (~1e-15), so
+the order is the column order — not an order picked by rounding errors.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import numpy as np
 
 from causalarena.data import Dataset
 from causalarena.method import Method
-from causalarena.ordering import regress_on_predecessors
+from causalarena.ordering import TIE_RTOL, order_by_score, regress_on_predecessors
 
 
 class SortNRegress(Method):
@@ -29,15 +32,20 @@ class SortNRegress(Method):
 
     Parameters:
         criterion: information criterion of ``LassoLarsIC`` (``"bic"``, the paper's choice).
+        tie_rtol: relative tolerance under which two variances are tied and keep the
+            column order (default :data:`causalarena.ordering.TIE_RTOL` = 1e-9; 0 sorts
+            by the exact floating-point variances).
 
     After ``fit``: ``adjacency_`` (d × d) 0/1 DAG, ``edge_scores_ = |W|``,
-    ``order_`` the variance order, ``native_`` the weighted matrix W.
+    ``variances_`` the (d,) marginal variances, ``order_`` the variance order,
+    ``native_`` the weighted matrix W.
     """
 
     output_kind = "dag"
 
-    def __init__(self, criterion: str = "bic") -> None:
+    def __init__(self, criterion: str = "bic", tie_rtol: float = TIE_RTOL) -> None:
         self.criterion = criterion
+        self.tie_rtol = tie_rtol
 
     @classmethod
     def preload(cls) -> None:
@@ -52,8 +60,9 @@ class SortNRegress(Method):
                 ValueError when n is too small.
         """
         X = _finite(dataset)
-        # kind="stable": ties (standardised data) keep the column order, deterministically
-        self.order_ = np.argsort(X.var(axis=0), kind="stable")
+        self.variances_ = X.var(axis=0)
+        # ties within tie_rtol (standardised data: 1 ± 1e-15) keep the column order
+        self.order_ = order_by_score(self.variances_, self.tie_rtol)
         W = regress_on_predecessors(X, self.order_, self.criterion)
         self.native_ = W
         self.edge_scores_ = np.abs(W)

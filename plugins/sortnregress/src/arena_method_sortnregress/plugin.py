@@ -26,7 +26,8 @@ def arena_methods() -> Iterator[MethodInfo]:
         supports_interventions=False,
         # LassoLarsIC needs more rows than regressors (at most d - 1) plus intercept.
         min_samples_factor=1.0,
-        params={"criterion": "bic"},
+        # tie_rtol: variances within 1e-9 · max are tied and keep the column order (standardised data)
+        params={"criterion": "bic", "tie_rtol": 1e-9},
         citation=CITATION,
         description="Varsortability baseline: sort by marginal variance, adaptive-Lasso (BIC) on predecessors",
         requirements=("scikit-learn>=1.2",),
