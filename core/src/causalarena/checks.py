@@ -22,7 +22,8 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 import attrs
 import numpy as np
 
-from .data import Dataset, Prediction
+from .conventions import CPDAG_REPAIRS, directed_cycle_edges
+from .data import SCALE_PROBLEMS_KEY, Dataset, Prediction, scale_problems
 
 #: condition number of the standardised table above which a near-collinear
 #: warning is raised (case I3: X4 = X1 + X2 + X3 + 1e-7 noise gives ~1e7).
@@ -82,8 +83,17 @@ def check_input(dataset: Dataset, method_info: Any = None) -> InputCheck:
 
     Refusals (``problems``), each naming the columns:
 
+    * fewer than 2 variables (``d < 2``: there is no graph to discover, and
+      graph metrics such as SID are undefined);
     * I4 — ``inf`` anywhere; ``NaN`` unless ``method_info.handles_missing``
       (the per-column NaN fraction is always recorded);
+    * a scale float64 cannot handle (:func:`causalarena.data.scale_problems`):
+      a column whose variance overflows (a value near 1e308) or underflows
+      to 0, found in the table as given and in what the family recorded
+      before standardising (``metadata["scale_problems"]``: a standardised
+      overflowing column is all zeros and would look constant); with raw
+      input also a value whose square overflows. Such columns are left out
+      of the checks below;
     * I2 — constant (zero-variance) columns;
     * I5 — exact duplicate column pairs;
     * I6 — ``n < method_info.min_samples_factor · d``;
@@ -114,6 +124,11 @@ def check_input(dataset: Dataset, method_info: Any = None) -> InputCheck:
     if n == 0 or d == 0:
         res.problems.append(f"empty table: n = {n} rows, d = {d} columns")
         return res
+    if d < 2:
+        res.problems.append(
+            f"d = {d} variable ({_names(cols, range(d))}): causal discovery needs at least 2 variables; "
+            "add the table's other variables")
+        return res
 
     # I4: non-finite entries.
     nan = np.isnan(X)
@@ -130,6 +145,16 @@ def check_input(dataset: Dataset, method_info: Any = None) -> InputCheck:
         else:
             res.problems.append(f"missing values (NaN) in columns {desc}; the method does not handle missing data")
 
+    # Scale: what float64 cannot standardise or square, before and after the family standardised.
+    recorded = dataset.metadata.get(SCALE_PROBLEMS_KEY) or {}
+    scale = {c: str(r) for c, r in dict(recorded).items() if c in cols}
+    for c, r in scale_problems(X, cols, squares=not dataset.metadata.get("standardised", False)).items():
+        scale.setdefault(c, r)
+    for c in [c for c in cols if c in scale]:
+        res.problems.append(
+            f"column {c!r}: {scale[c]}; rescale the column (e.g. change its unit) or drop it")
+    unscaled = {cols.index(c) for c in scale}
+
     # Complete finite rows are used for the remaining statistics.
     finite_rows = np.isfinite(X).all(axis=1)
     Xc = X[finite_rows]
@@ -138,7 +163,7 @@ def check_input(dataset: Dataset, method_info: Any = None) -> InputCheck:
     # I2: constant columns.
     constant: List[int] = []
     if m > 0:
-        constant = [j for j in range(d) if np.ptp(Xc[:, j]) == 0.0]
+        constant = [j for j in range(d) if j not in unscaled and np.ptp(Xc[:, j]) == 0.0]
     if constant:
         res.problems.append(f"constant (zero-variance) columns {_names(cols, constant)}")
 
@@ -146,7 +171,7 @@ def check_input(dataset: Dataset, method_info: Any = None) -> InputCheck:
     duplicates: List[Tuple[int, int]] = []
     seen: Dict[bytes, List[int]] = {}
     for j in range(d):
-        if j in constant:
+        if j in constant or j in unscaled:
             continue
         key = np.ascontiguousarray(X[:, j]).tobytes()
         for i in seen.get(key, []):
@@ -164,7 +189,8 @@ def check_input(dataset: Dataset, method_info: Any = None) -> InputCheck:
             f"too few rows: n = {n} < {factor:g} · d = {factor * d:g} required by the method")
 
     # I12 / I1 / I3: rank and conditioning on the remaining columns.
-    keep = [j for j in range(d) if j not in constant and j not in {b for _, b in duplicates}]
+    keep = [j for j in range(d)
+            if j not in constant and j not in unscaled and j not in {b for _, b in duplicates}]
     if n <= d:
         msg = f"n = {n} rows ≤ d = {d} columns: the sample covariance is singular"
         (res.problems if full_rank else res.warnings).append(msg if full_rank else "n_le_d: " + msg)
@@ -200,7 +226,10 @@ def _rank_checks(Xk: np.ndarray, names: List[str], full_rank: bool, n_le_d: bool
     for j in sorted(dependent):
         coef, *_ = np.linalg.lstsq(Z[:, basis], Z[:, j], rcond=None)
         used = [basis[i] for i in np.flatnonzero(np.abs(coef) > 1e-8 * max(1.0, np.abs(coef).max()))]
-        parts.append(f"{names[j]!r} is a linear combination of {_names(names, sorted(used))}")
+        if used:
+            parts.append(f"{names[j]!r} is a linear combination of {_names(names, sorted(used))}")
+        else:  # nothing to combine: the column itself is numerically zero after centring and scaling
+            parts.append(f"{names[j]!r} is numerically constant (no spread left after centring and scaling)")
     msg = f"rank-deficient table (rank {rank} < {k} columns): " + "; ".join(parts)
     if full_rank:
         res.problems.append(msg)
@@ -221,7 +250,7 @@ def _find_cycle(directed: np.ndarray) -> Optional[List[int]]:
 
 
 def check_output(prediction: Prediction, d: int, kind: Optional[str] = None,
-                 columns: Optional[Sequence[str]] = None) -> OutputCheck:
+                 columns: Optional[Sequence[str]] = None, cpdag_repair: str = "strict") -> OutputCheck:
     """Validate a method's prediction for a d-variable dataset.
 
     Problems (status ``invalid_output``):
@@ -234,19 +263,33 @@ def check_output(prediction: Prediction, d: int, kind: Optional[str] = None,
       scored as two edges) or any longer directed cycle (case I8; SID and
       other DAG metrics are undefined on cyclic graphs);
     * ``kind in ("cpdag", "pag")``: a directed cycle among the directed edges
-      (symmetric pairs are undirected edges there);
+      (symmetric pairs are undirected edges there), unless ``cpdag_repair`` is
+      ``"undirect_cycles"``: then it is a flag and the runner repairs the graph
+      (:func:`causalarena.metrics.repair_cpdag_cycles`) before orienting it;
     * an unknown kind.
 
     Flags: ``degenerate_empty`` for an all-zero graph (case I9);
     ``edge_scores_invalid`` when edge scores have the wrong shape or
-    non-finite values (the runner then drops the scores).
+    non-finite values (the runner then drops the scores);
+    ``cpdag_repaired: k directed edge(s) on directed cycles made undirected
+    (a -> b, …)`` for a cyclic CPDAG/PAG under ``cpdag_repair="undirect_cycles"``
+    (issue 12: PC's orientation conflicts). A DAG-kind output with a cycle is
+    a problem under every policy (case I8).
 
     Args:
         prediction: the method's output.
         d: number of variables of the dataset.
         kind: the promised output kind; defaults to ``prediction.kind``.
         columns: names used in messages (default ``X0 … X{d-1}`` indices).
+        cpdag_repair: ``"strict"`` (default here: a cyclic CPDAG/PAG is a
+            problem) or ``"undirect_cycles"`` (the runner's default, ``arena run
+            --cpdag-repair``); see :data:`causalarena.conventions.CPDAG_REPAIRS`.
+
+    Raises:
+        ValueError: ``cpdag_repair`` is not one of those policies.
     """
+    if cpdag_repair not in CPDAG_REPAIRS:
+        raise ValueError(f"cpdag_repair {cpdag_repair!r}: expected one of {list(CPDAG_REPAIRS)}")
     kind = prediction.kind if kind is None else kind
     names = list(columns) if columns is not None else [str(i) for i in range(d)]
     res = OutputCheck()
@@ -287,7 +330,12 @@ def check_output(prediction: Prediction, d: int, kind: Optional[str] = None,
     np.fill_diagonal(directed, False)
     if not res.problems:
         cycle = _find_cycle(directed)
-        if cycle is not None:
+        if cycle is not None and kind != "dag" and cpdag_repair == "undirect_cycles":
+            edges = np.argwhere(directed_cycle_edges(directed))
+            shown = ", ".join(f"{names[i]} -> {names[j]}" for i, j in edges[:5])
+            res.flags.append(f"cpdag_repaired: {len(edges)} directed edge(s) on directed cycles made undirected "
+                             f"({shown}{', …' if len(edges) > 5 else ''})")
+        elif cycle is not None:
             res.problems.append(f"directed cycle in a promised {kind.upper()}: "
                                 + " -> ".join(names[i] for i in cycle))
     if not B.any():

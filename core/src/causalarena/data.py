@@ -126,6 +126,74 @@ class Dataset:
         return attrs.evolve(self, true_adjacency=None)
 
 
+#: metadata key under which a family records, before standardising, the columns
+#: :func:`scale_problems` found (name → reason); the runner's input checks
+#: (:func:`causalarena.checks.check_input`) refuse them, since the standardised
+#: table no longer shows the cause (an overflowing column comes out as zeros).
+SCALE_PROBLEMS_KEY = "scale_problems"
+#: largest magnitude whose square is finite in float64 (about 1.34e154)
+SQUARE_LIMIT = float(np.sqrt(np.finfo(np.float64).max))
+
+
+def scale_problems(X: Any, columns: Iterable[str], squares: bool = True) -> Dict[str, str]:
+    """Columns whose scale float64 cannot handle, by name, with the reason.
+
+    A column is named when its finite entries differ but its population
+    variance (NaN ignored) is not a finite positive number: the squared
+    deviations overflow (e.g. one value near 1e308 — standardisation would
+    turn the column into zeros and it would look constant) or underflow to 0
+    (e.g. values around 1e-170 — it would look constant too). With
+    ``squares`` (the table a method receives as is), a column holding a value
+    whose square overflows (``|x| > 1.34e154``) is named as well: sums of
+    squares such as ``X.T @ X`` overflow. Columns with ``inf`` entries or
+    fewer than two finite values are left to the other input checks.
+
+    Args:
+        X: (n × d) array-like of floats.
+        columns: the d column names.
+        squares: also name columns with a value whose square overflows.
+
+    Returns:
+        ``{name: reason}`` in column order, e.g. ``{"a": "its variance
+        overflows float64 (max |x| = 1e+308; squared deviations above
+        ~1.3e+154 are inf)"}``; empty when every column is fine.
+    """
+    arr = np.asarray(X, dtype=np.float64)
+    names = list(columns)
+    out: Dict[str, str] = {}
+    if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
+        return out
+    # one vectorised pass; only suspicious columns are looked at one by one
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        if np.isnan(arr).any():
+            suspect = np.ones(arr.shape[1], dtype=bool)
+        else:
+            var = arr.var(axis=0)
+            suspect = ~np.isfinite(var) | (var == 0.0)
+            if squares:
+                suspect |= np.abs(arr).max(axis=0) > SQUARE_LIMIT
+    for j in np.flatnonzero(suspect):
+        col = arr[:, j]
+        if np.isinf(col).any():
+            continue
+        col = col[~np.isnan(col)]
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            spread = float(np.max(col) - np.min(col)) if col.size else 0.0  # inf when it overflows
+            var = float(np.var(col)) if col.size >= 2 else 0.0
+        if col.size < 2 or spread == 0.0:
+            continue
+        big = float(np.abs(col).max())
+        if not np.isfinite(var):
+            out[names[j]] = (f"its variance overflows float64 (max |x| = {big:.3g}; squared deviations "
+                             f"above ~{SQUARE_LIMIT:.2g} are inf)")
+        elif var == 0.0:
+            out[names[j]] = (f"its variance underflows to 0 in float64 although the values differ "
+                             f"(max |x| = {big:.3g}, range {spread:.3g})")
+        elif squares and big > SQUARE_LIMIT:
+            out[names[j]] = f"a value's square overflows float64 (max |x| = {big:.3g} > {SQUARE_LIMIT:.2g})"
+    return out
+
+
 def _json_default(obj: Any) -> Any:
     if isinstance(obj, np.generic):
         return obj.item()
