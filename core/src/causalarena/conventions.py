@@ -93,3 +93,48 @@ def causallearn_pag_to_adjacency(graph: np.ndarray) -> np.ndarray:
     not_ancestor_of_i = (G == 2) & (G.T == 1)             # i o→ j
     undirected = ((G == 2) & (G.T == 2)) | ((G == 1) & (G.T == 1)) | ((G == -1) & (G.T == -1))
     return (ancestor | not_ancestor_of_i | undirected).astype(np.int8)
+
+
+# ---------------------------------------------------------------------------
+# CPDAG scoring policies (issue 12): shared by the output check, the metrics and the runner
+# ---------------------------------------------------------------------------
+
+#: rules for orienting a CPDAG's undirected edges before the directed metrics
+#: (:func:`causalarena.metrics.orient_cpdag`, ``arena run --cpdag-orientation``); the first is the default
+CPDAG_ORIENTATIONS = ("mec", "linear_extension")
+#: policies for a CPDAG/PAG whose directed part has a cycle (``arena run --cpdag-repair``); the
+#: first is the default: ``undirect_cycles`` (:func:`causalarena.metrics.repair_cpdag_cycles`,
+#: the run is flagged ``cpdag_repaired`` and scored), ``strict`` (``invalid_output``)
+CPDAG_REPAIRS = ("undirect_cycles", "strict")
+#: the output kinds whose undirected edges are oriented (and whose cycles may be repaired);
+#: a ``dag`` output with a cycle is ``invalid_output`` under every policy (case I8)
+ORIENTED_KINDS = ("cpdag", "pag")
+
+
+def directed_cycle_edges(adjacency: np.ndarray) -> np.ndarray:
+    """The directed edges of a PDAG that lie on a directed cycle, as a (d × d) bool mask.
+
+    ``A[i, j] = 1, A[j, i] = 0`` is i → j; a symmetric pair is an undirected
+    edge and not part of the directed part. i → j lies on a directed cycle
+    exactly when j reaches i along directed edges (i and j in the same strongly
+    connected component), so the mask does not depend on the node order or on
+    which cycle a search finds first. Plain numpy: the reachability closure by
+    repeated boolean squaring (O(d³ log d)).
+
+    Args:
+        adjacency: (d × d) 0/1 (or bool) matrix, row = parent; the diagonal is ignored.
+
+    Raises:
+        ValueError: not square.
+    """
+    a = np.asarray(adjacency) != 0
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError(f"adjacency must be square (d × d), got shape {a.shape}")
+    directed = a & ~a.T
+    reach = directed.copy()
+    while True:
+        nxt = reach | ((reach.astype(np.int64) @ reach.astype(np.int64)) > 0)
+        if np.array_equal(nxt, reach):
+            break
+        reach = nxt
+    return directed & reach.T

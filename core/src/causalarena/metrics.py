@@ -35,6 +35,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
+from .conventions import CPDAG_ORIENTATIONS, CPDAG_REPAIRS, ORIENTED_KINDS, directed_cycle_edges
 from .hookspecs import hookimpl
 from .records import MetricInfo
 
@@ -149,15 +150,6 @@ def is_dag(adjacency: Any) -> bool:
 # CPDAG orientation (App. B.2) and the repair of cyclic CPDAGs
 # ---------------------------------------------------------------------------
 
-#: rules of :func:`orient_cpdag` (``arena run --cpdag-orientation``); the first is the default
-CPDAG_ORIENTATIONS = ("mec", "linear_extension")
-#: policies for a CPDAG/PAG whose directed part has a cycle (``arena run --cpdag-repair``);
-#: the first is the default (:func:`repair_cpdag_cycles`; ``strict``: ``invalid_output``)
-CPDAG_REPAIRS = ("undirect_cycles", "strict")
-#: the output kinds whose undirected edges the runner orients (and may repair)
-ORIENTED_KINDS = ("cpdag", "pag")
-
-
 def scoring_config(output_kind: Optional[str], orientation: str = CPDAG_ORIENTATIONS[0],
                    repair: str = CPDAG_REPAIRS[0]) -> Optional[str]:
     """The scoring policy of a run as stored text, or ``None`` when no policy applies.
@@ -188,22 +180,14 @@ def cycle_edges(adjacency: Any) -> np.ndarray:
     Encoding as in :func:`orient_cpdag` (``A[i, j] = A[j, i] = 1`` is undirected
     and not part of the directed part). A directed edge i → j lies on a
     directed cycle exactly when i and j are in the same strongly connected
-    component of the directed part (networkx
-    ``strongly_connected_components``), so the mask does not depend on the
-    node order or on which cycle a search happens to find first.
+    component of the directed part, so the mask does not depend on the node
+    order or on which cycle a search happens to find first
+    (:func:`causalarena.conventions.directed_cycle_edges`).
 
     Raises:
         ValueError: not a square 0/1 matrix, or a self-loop.
     """
-    import networkx as nx
-
-    a = _as_binary(adjacency, "adjacency")
-    directed = a & ~a.T
-    graph = nx.from_numpy_array(directed.astype(np.int8), create_using=nx.DiGraph)
-    component = np.empty(a.shape[0], dtype=np.int64)
-    for k, nodes in enumerate(nx.strongly_connected_components(graph)):
-        component[list(nodes)] = k
-    return directed & (component[:, None] == component[None, :])
+    return directed_cycle_edges(_as_binary(adjacency, "adjacency"))
 
 
 def repair_cpdag_cycles(adjacency: Any) -> Tuple[np.ndarray, List[Tuple[int, int]]]:
@@ -632,7 +616,8 @@ def _ranking(y_true: np.ndarray, y_score: np.ndarray) -> Dict[str, float]:
     below = np.zeros(u.size + 1, dtype=np.int64)  # below[k] = positives scoring < u_k
     np.cumsum(count, out=below[1:])
     lo = np.searchsorted(u, neg, side="left")  # u's strictly below each negative
-    hi = np.searchsorted(u, neg, side="right")  # u's at or below each negative
+    # u's at or below it: one more when the negative ties a positive's score
+    hi = lo + (u.take(np.minimum(lo, u.size - 1)) == neg)
     # pairs won by the positive: positives scoring > s₋ = P − below[hi]; ties: below[hi] − below[lo]
     wins = n_pos * n_neg - int(below[hi].sum())
     ties = int(below[hi].sum() - below[lo].sum())
@@ -716,6 +701,15 @@ def _is_rust_panic(exc: BaseException) -> bool:
     return type(exc).__name__ == "PanicException"
 
 
+def _bool_if_binary(arr: Any) -> Any:
+    # Fast path of _as_binary's 0/1 check for integer arrays (two comparisons
+    # instead of np.isin); anything else is returned as given for _as_binary.
+    a = np.asarray(arr)
+    if a.dtype.kind in "iu" and bool(np.all((a == 0) | (a == 1))):
+        return a.astype(bool)
+    return arr
+
+
 def compute_metrics(
     true_adjacency: Any,
     dag_adjacency: Any,
@@ -746,7 +740,8 @@ def compute_metrics(
     values: Dict[str, Optional[float]] = {}
     warnings: List[str] = []
     try:
-        true_adjacency, dag_adjacency = _pair(true_adjacency, dag_adjacency)
+        true_adjacency, dag_adjacency = _pair(_bool_if_binary(true_adjacency),
+                                              _bool_if_binary(dag_adjacency))
     except ValueError:
         pass  # each metric raises (and is reported) with its own message
     if edge_scores is not None:
