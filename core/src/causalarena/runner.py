@@ -176,9 +176,16 @@ _OOM_SIGNATURES = ("MemoryError", "std::bad_alloc", "Cannot allocate memory", "o
 class WorkerHandle:
     """A ``python -m causalarena.worker`` process driven over its JSON-lines protocol.
 
-    The process runs in its own session (``start_new_session=True``) so that
-    :meth:`kill` removes the whole process group, including anything the
-    method spawned. Its stderr (where the method's prints go) is a log file.
+    The process runs in its own session (``start_new_session=True``) and
+    carries a unique token (env ``CAUSALARENA_WORKER_TOKEN``, inherited by
+    everything the method starts). :meth:`kill` and :meth:`close` remove
+    every process the method started: the worker's recursive children
+    (psutil, collected *before* the kill, so ``start_new_session=True``
+    children outside the group are included), the process group, and any
+    process carrying the token (daemons re-parented away from the tree, the
+    children of a worker that crashed). If the runner itself dies, the
+    worker's watchdog does the same (:mod:`causalarena.worker`). Its stderr
+    (where the method's prints go) is a log file.
 
     Args:
         python: interpreter to run the worker with.
@@ -209,6 +216,8 @@ class WorkerHandle:
         self._log: Any = None
         self._killed = False
         self.worker_id: Optional[str] = None
+        self.token: Optional[str] = None
+        self._created: Optional[float] = None  # the worker's psutil create_time (same clock as its children's)
         self.n_fits = 0
         self.start_seconds: Optional[float] = None
 
@@ -227,18 +236,29 @@ class WorkerHandle:
         cmd = [*self.launch.argv, "-m", "causalarena.worker"]
         if self.memory_mb:
             cmd += ["--memory-mb", str(int(self.memory_mb))]
+        from .worker import TOKEN_ENV
+
+        self.token = uuid.uuid4().hex
         env = dict(os.environ)
         env.update(self.env)
         env.update(self.launch.env)
+        env[TOKEN_ENV] = self.token
         self._log = tempfile.NamedTemporaryFile(prefix="arena-worker-", suffix=".log",
                                                 dir=self.log_dir, delete=False)
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self._log, env=env, start_new_session=True,
                                      close_fds=True)
+        self._created = None
+        try:
+            import psutil
+
+            self._created = psutil.Process(self.proc.pid).create_time()
+        except Exception:  # noqa: BLE001 - already gone: start() reports it below
+            pass
         self._buf = bytearray()
         self._killed = False
         self.loaded = None
-        self.worker_id = uuid.uuid4().hex[:12]
+        self.worker_id = self.token[:12]
         self.n_fits = 0
         t0 = time.perf_counter()
         try:
@@ -250,15 +270,71 @@ class WorkerHandle:
                               f"{_signal_name(self.proc.returncode)}): {self.stderr_tail()}") from None
         return self.info
 
-    def kill(self) -> None:
-        """SIGKILL the worker's whole process group and reap it."""
+    def _method_processes(self) -> List[Any]:
+        """psutil processes the method started: the worker's recursive children
+        (while it lives) and every process whose environment carries this
+        worker's token. The worker itself and this process are not included."""
+        import psutil
+
         if self.proc is None:
-            return
-        self._killed = True
+            return []
+        found: Dict[int, Any] = {}
+        try:
+            for c in psutil.Process(self.proc.pid).children(recursive=True):
+                found[c.pid] = c
+        except psutil.Error:
+            pass
+        if self.token:
+            from .worker import TOKEN_ENV
+
+            me = os.getpid()
+            born = self._created or 0.0  # processes older than the worker cannot carry its token
+            for p in psutil.process_iter():
+                if p.pid in found or p.pid in (me, self.proc.pid):
+                    continue
+                try:
+                    if p.create_time() >= born and p.environ().get(TOKEN_ENV) == self.token:
+                        found[p.pid] = p
+                except psutil.Error:  # gone, a zombie or another user's
+                    continue
+        return list(found.values())
+
+    def _kill_method_processes(self, procs: Sequence[Any] = ()) -> None:
+        """SIGKILL ``procs`` (collected before the worker died), the worker's
+        process group and then whatever still carries the token (rescanned
+        until none is left, at most 5 times). psutil refuses to signal a
+        pid that was reused by another process."""
+        import psutil
+
+        assert self.proc is not None  # callers (kill, close) return early when no worker was started
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+        seen: set = set()
+        for _ in range(5):
+            for p in procs:
+                try:
+                    p.kill()
+                except psutil.Error:
+                    pass
+            seen.update(p.pid for p in procs)
+            procs = [p for p in self._method_processes() if p.pid not in seen]
+            if not procs:
+                break
+
+    def kill(self) -> None:
+        """SIGKILL the worker, its process group and every process its method
+        started (:meth:`_method_processes`, collected before the kill), and reap it."""
+        if self.proc is None:
+            return
+        self._killed = True
+        procs = self._method_processes()
+        try:
+            self.proc.kill()
+        except OSError:  # pragma: no cover - already reaped
+            pass
+        self._kill_method_processes(procs)
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:  # pragma: no cover
@@ -274,9 +350,11 @@ class WorkerHandle:
                 pass
 
     def close(self) -> None:
-        """Ask the worker to shut down; kill it if it does not within 5 s."""
+        """Ask the worker to shut down (kill it if it does not within 5 s), then
+        kill whatever its method left running (children, setsid ones included)."""
         if self.proc is None:
             return
+        procs = self._method_processes() if self.alive else []  # the tree, before its root exits
         if self.alive:
             try:
                 self.request({"op": "shutdown"}, timeout_s=5.0)
@@ -286,10 +364,8 @@ class WorkerHandle:
         if self.alive:
             self.kill()
         else:
-            try:  # reap anything the method left in the group
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            # reap anything the method left: its children (setsid ones too), the group, token carriers
+            self._kill_method_processes(procs)
             if self._killed:
                 self._on_kill()
         self._close_pipes()

@@ -68,8 +68,25 @@ single allocations far beyond the cap, which then raise ``MemoryError``
 inside ``fit`` (status ``oom``, the worker survives). ``--no-rlimit`` (or env
 ``CAUSALARENA_WORKER_RLIMIT=0``) leaves the backstop off.
 
-The worker also exits when its parent dies (it is re-parented): a runner
-killed with SIGKILL leaves no workers behind.
+Processes the method starts
+----------------------------
+The protocol's stdin is private too: at start the worker reads requests from
+a duplicate of fd 0 (not inheritable, PEP 446) and points fd 0 (and
+``sys.stdin``) at ``/dev/null``, so a child that reads stdin (an R
+subprocess does) sees EOF instead of swallowing the next request.
+
+The runner starts the worker with a unique ``CAUSALARENA_WORKER_TOKEN`` in
+its environment, which every process the method starts inherits. A watchdog
+thread polls the parent pid every :data:`WATCHDOG_S` seconds; when the
+parent dies (the worker is re-parented: a runner killed with SIGKILL) it
+SIGKILLs every process the method started — the worker's descendants,
+including ``start_new_session=True`` children outside its process group, and
+every process carrying the token (daemons whose parent already exited and
+were re-parented away from the worker's tree) — then exits with code 3. So
+a killed runner leaves neither workers nor their children behind. (A method
+holding the GIL in C code delays the watchdog until it returns; a child that
+replaces its environment loses the token and is found only while it is the
+worker's descendant.)
 """
 
 from __future__ import annotations
@@ -80,7 +97,7 @@ import sys
 import threading
 import time
 import traceback
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from .records import Status
 
@@ -88,6 +105,10 @@ PROTOCOL_VERSION = 1
 #: the ``status`` of a protocol-level error answer (unknown op, malformed line); not a :class:`Status`
 PROTOCOL_ERROR = "error"
 MEMORY_ENV = "CAUSALARENA_WORKER_MEMORY_MB"
+#: environment variable carrying the token that marks every process of one worker (set by the runner)
+TOKEN_ENV = "CAUSALARENA_WORKER_TOKEN"
+#: seconds between the watchdog's checks that the parent (the runner) is alive
+WATCHDOG_S = 0.25
 
 
 def _read_status_kb(field: str) -> Optional[float]:
@@ -126,11 +147,100 @@ def _error_text(exc: BaseException) -> str:
     return "".join(traceback.format_exception_only(type(exc), exc)).strip()
 
 
-def _watch_parent(parent: int) -> None:  # pragma: no cover - exercised via the SIGKILL test
+def _proc_table() -> Optional[Dict[int, int]]:
+    """``{pid: ppid}`` of the live (non-zombie) processes, from ``/proc``; None without ``/proc``."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return None
+    table: Dict[int, int] = {}
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()  # the command name may hold spaces and parentheses
+        if len(fields) > 1 and fields[0] not in (b"Z", b"X"):
+            table[int(name)] = int(fields[1])
+    return table
+
+
+def method_processes(root: int, token: Optional[str] = None) -> List[int]:
+    """Pids of the processes started under ``root``: its live descendants and,
+    when ``token`` is given, every process whose environment holds
+    ``CAUSALARENA_WORKER_TOKEN=<token>`` (children re-parented away from the
+    tree). ``root`` and the calling process are not included.
+
+    Reads ``/proc`` (standard library only, the worker runs in sandboxes);
+    elsewhere falls back to psutil's recursive children when psutil is
+    importable, else returns ``[]``. Processes of other users whose
+    environment cannot be read are skipped.
+    """
+    table = _proc_table()
+    if table is None:  # pragma: no cover - no /proc (macOS)
+        try:
+            import psutil
+
+            return [c.pid for c in psutil.Process(root).children(recursive=True)]
+        except Exception:  # noqa: BLE001 - psutil missing or root gone
+            return []
+    kids: Dict[int, List[int]] = {}
+    for pid, ppid in table.items():
+        kids.setdefault(ppid, []).append(pid)
+    found = set()
+    stack = [root]
+    while stack:
+        for child in kids.get(stack.pop(), ()):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    if token:
+        needle = f"\0{TOKEN_ENV}={token}\0".encode()
+        for pid in table:
+            if pid in found or pid == root:
+                continue
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as fh:
+                    if needle in b"\0" + fh.read():
+                        found.add(pid)
+            except OSError:
+                continue
+    found.discard(root)
+    found.discard(os.getpid())
+    return sorted(found)
+
+
+def kill_method_processes(token: Optional[str] = None, rounds: int = 5) -> List[int]:
+    """SIGKILL every process this worker's method started (:func:`method_processes`
+    of this process); rescans until none is left (a child may fork while its
+    siblings die), at most ``rounds`` times. Returns the pids signalled."""
+    import signal
+
+    killed: List[int] = []
+    for _ in range(rounds):
+        pids = [p for p in method_processes(os.getpid(), token) if p not in killed]
+        if not pids:
+            break
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        killed += pids
+    return killed
+
+
+def _watch_parent(parent: int, token: Optional[str] = None) -> None:  # pragma: no cover - SIGKILL tests
     while True:
-        time.sleep(1.0)
+        time.sleep(WATCHDOG_S)
         if os.getppid() != parent:
-            os._exit(3)
+            try:
+                kill_method_processes(token)
+            finally:
+                os._exit(3)
 
 
 class Worker:
@@ -286,6 +396,18 @@ def _protect_stdout() -> Any:
     return channel
 
 
+def _protect_stdin() -> Any:
+    """Return a reader on the original stdin; point fd 0 (and ``sys.stdin``) at /dev/null."""
+    channel = os.fdopen(os.dup(0), "r")  # os.dup: not inheritable, so children never see the protocol
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(devnull, 0)
+    finally:
+        os.close(devnull)
+    sys.stdin = open(0, "r", closefd=False)  # nothing was read through the old object yet
+    return channel
+
+
 def main(argv: Optional[list] = None) -> int:
     """Entry point of ``python -m causalarena.worker``."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -309,8 +431,10 @@ def main(argv: Optional[list] = None) -> int:
     if memory_mb is not None and memory_mb <= 0:
         memory_mb = None
     channel = _protect_stdout()
-    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
-    return Worker(memory_mb, rlimit).serve(sys.stdin, channel)
+    requests = _protect_stdin()
+    threading.Thread(target=_watch_parent, args=(os.getppid(), os.environ.get(TOKEN_ENV) or None),
+                     daemon=True).start()
+    return Worker(memory_mb, rlimit).serve(requests, channel)
 
 
 if __name__ == "__main__":
