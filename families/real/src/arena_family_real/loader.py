@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import csv
 import difflib
+import io
 import math
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
@@ -36,7 +37,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import attrs
 import numpy as np
 
-from causalarena.data import Dataset
+from causalarena.data import SCALE_PROBLEMS_KEY, Dataset, scale_problems
 from causalarena.family import Instance
 from causalarena.protocol import cell_seed, varsortability
 from causalarena.protocol import standardise as _standardise
@@ -64,6 +65,33 @@ def _require_file(path: PathLike, role: str) -> Path:
     return p
 
 
+def _read_text(p: Path) -> str:
+    """The file's text as UTF-8 (an optional BOM dropped).
+
+    Raises:
+        TableFormatError: the bytes are not UTF-8, naming the file, the first
+            bad byte and its line (a file saved as Latin-1/cp1252 or UTF-16).
+    """
+    raw = p.read_bytes()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        body = exc.object  # the bytes the decoder saw (after a BOM)
+        line = body[: exc.start].count(b"\n") + 1
+        byte = body[exc.start]
+        raise TableFormatError(
+            f"{p}: not UTF-8 (byte 0x{byte:02x} at line {line}): save it as UTF-8"
+        ) from None
+
+
+def _looks_numeric(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
 def read_table(csv_path: PathLike) -> Tuple[List[str], np.ndarray]:
     """Read a numeric CSV with a header row.
 
@@ -78,22 +106,37 @@ def read_table(csv_path: PathLike) -> Tuple[List[str], np.ndarray]:
 
     Raises:
         FileNotFoundError: the file does not exist.
-        TableFormatError: empty file or no data rows ("empty table"); an
-            empty or duplicated column name (both positions named); a row
-            with the wrong number of fields (line named); a non-numeric or
-            infinite cell (column and first bad line named).
+        TableFormatError: the file is not UTF-8 (byte and line named) or not
+            parseable as CSV (line named); empty file or no data rows ("empty
+            table"); a first row of numbers only (a table without its header
+            row; line named); an empty or duplicated column name (both
+            positions named); fewer than 2 columns (a causal graph needs
+            d >= 2); a row with the wrong number of fields (line named); a
+            non-numeric or infinite cell (column and first bad line named).
     """
     p = _require_file(csv_path, "data CSV")
     # csv module rather than pandas.read_csv: pandas silently renames
     # duplicate headers ("a", "a.1") and we must report them instead.
-    with p.open(newline="", encoding="utf-8-sig") as fh:
-        rows = list(csv.reader(fh))
+    reader = csv.reader(io.StringIO(_read_text(p), newline=""))
+    rows: List[Tuple[int, List[str]]] = []
+    try:
+        for r in reader:
+            # 1-based number of the row's first line (a quoted field may span lines)
+            rows.append((reader.line_num - sum(f.count("\n") for f in r), r))
+    except csv.Error as exc:
+        raise TableFormatError(f"{p}: line {reader.line_num}: not a readable CSV row: {exc}") from None
     # Drop fully blank lines but keep line numbers (1-based, header = line 1).
-    numbered = [(i + 1, r) for i, r in enumerate(rows) if any(c.strip() for c in r)]
+    numbered = [(i, r) for i, r in rows if any(c.strip() for c in r)]
     if not numbered:
         raise TableFormatError(f"{p}: empty table (no header row)")
     header_line, header = numbered[0]
     columns = [c.strip() for c in header]
+    if all(c and _looks_numeric(c) for c in columns):
+        shown = ",".join(columns[:4]) + (",…" if len(columns) > 4 else "")
+        raise TableFormatError(
+            f"{p}: line {header_line}: the first row looks like data, not a header ({shown!r}): "
+            f"the table needs a header row naming the variables"
+        )
     for j, c in enumerate(columns):
         if not c:
             raise TableFormatError(f"{p}: line {header_line}: column {j + 1} has an empty name")
@@ -104,6 +147,11 @@ def read_table(csv_path: PathLike) -> Tuple[List[str], np.ndarray]:
                 f"{p}: duplicate column name {c!r} (columns {seen[c] + 1} and {j + 1})"
             )
         seen[c] = j
+    if len(columns) < 2:
+        raise TableFormatError(
+            f"{p}: the table has {len(columns)} column ({', '.join(map(repr, columns))}): a causal graph "
+            f"needs at least 2 variables (d >= 2); add the other variables, comma-separated"
+        )
     body = numbered[1:]
     if not body:
         raise TableFormatError(f"{p}: empty table (header only, no data rows)")
@@ -139,8 +187,7 @@ def read_table(csv_path: PathLike) -> Tuple[List[str], np.ndarray]:
 
 def _edge_rows(p: Path) -> List[Tuple[int, List[str]]]:
     """(line number, fields) of the non-blank, non-comment lines, header removed."""
-    with p.open(newline="", encoding="utf-8-sig") as fh:
-        lines = fh.read().splitlines()
+    lines = _read_text(p).splitlines()
     content = [(i + 1, s) for i, s in enumerate(lines) if s.strip() and not s.lstrip().startswith("#")]
     if not content:
         return []
@@ -297,8 +344,11 @@ class TableInstance(Instance):
             and metadata family, scm_id, split, replicate, seed
             (:func:`causalarena.protocol.cell_seed`), standardised, source,
             factors, protocol, n_obs, n_int, target_pool, varsortability (raw
-            data), nan_fraction (per column, case I4), truth_is_dag,
-            truth_cycles.
+            data; None when a column's variance over- or underflows float64),
+            nan_fraction (per column, case I4), truth_is_dag, truth_cycles,
+            and ``scale_problems`` (:data:`causalarena.data.SCALE_PROBLEMS_KEY`:
+            column → reason, only when some column's scale float64 cannot
+            handle; :func:`causalarena.checks.check_input` refuses the run).
 
         Raises:
             ValueError: split not provided (e.g. ``"obs_int"``), replicate out
@@ -326,8 +376,13 @@ class TableInstance(Instance):
             if int(n) < n_table:
                 rows = np.sort(np.random.default_rng(seed).choice(n_table, int(n), replace=False))
                 X = X[rows]
-        raw_vs = varsortability(X, self.adjacency)
-        X = _standardise(X) if standardise else X.copy()
+        # what float64 cannot standardise, found on the raw table (a standardised
+        # overflowing column is all zeros): the runner's input checks refuse it by name
+        scale = scale_problems(X, self.columns, squares=False)
+        with np.errstate(over="ignore", invalid="ignore"):
+            raw_vs = None if scale else varsortability(X, self.adjacency)
+        with np.errstate(over="ignore", invalid="ignore"):  # a scale problem is refused by the input checks
+            X = _standardise(X) if standardise else X.copy()
         metadata = {
             "family": self.family,
             "scm_id": self.scm_id,
@@ -346,6 +401,8 @@ class TableInstance(Instance):
             "truth_is_dag": not self.cycles,
             "truth_cycles": [list(c) for c in self.cycles],
         }
+        if scale:
+            metadata[SCALE_PROBLEMS_KEY] = scale
         return Dataset(X=X, columns=list(self.columns), true_adjacency=self.true_adjacency(),
                        metadata=metadata)
 
