@@ -252,7 +252,9 @@ def test_a_store_with_the_pre_refactor_schema_opens_and_resumes(tmp_path):
     cells_ = {r["method"]: r for r in board[board["column"] != "Avg"].to_dict("records")}
     assert cells_["chain"]["n_ok"] == 2 and cells_["chain"]["f1_mean"] == 1.0 and cells_["chain"]["shd_mean"] == 0.0
     assert cells_["needs_r"]["n_failed"] == 2 and cells_["needs_r"]["n_ok"] == 0
-    # the schema is still the one it was written with: same columns, nothing added, no column renamed
+    # the schema is still the one it was written with: same columns, none renamed; the only one
+    # added is the later `scoring` column (issue 12, the CPDAG scoring policy), appended on open
     con = sqlite3.connect(path)
-    assert con.execute("SELECT sql FROM sqlite_master WHERE name = 'runs'").fetchone()[0] == PRE_REFACTOR_SCHEMA
+    assert con.execute("SELECT sql FROM sqlite_master WHERE name = 'runs'").fetchone()[0] == \
+        PRE_REFACTOR_SCHEMA.replace("isolation TEXT,", "isolation TEXT, scoring TEXT,")
     con.close()

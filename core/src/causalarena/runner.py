@@ -49,11 +49,13 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Opt
 import numpy as np
 
 from .checks import check_input, check_output
+from .conventions import CPDAG_ORIENTATIONS, CPDAG_REPAIRS
 from .data import Dataset, Prediction
 from .isolation import IsolationError, WorkerLaunch, local_launch
+from .metrics import repair_cpdag_cycles, scoring_config
 from .records import FAILURE_STATUSES, Status
 from .runs import KEY_COLUMNS, RunRecord, to_status
-from .store import Store, config_hash
+from .store import MachineFault, Store, config_hash
 
 #: seconds between resident-memory polls of a fitting worker
 MEMORY_POLL_S = 0.1
@@ -116,24 +118,28 @@ def instance_fingerprint(instance: Any, cache: Optional[Dict[int, Optional[str]]
 
 
 def cell_key(cell: Cell, standardise: bool = True, protocol: str = "default", n: Optional[int] = None,
-             cache: Optional[Dict[int, Optional[str]]] = None) -> tuple:
+             cache: Optional[Dict[int, Optional[str]]] = None, cpdag_orientation: str = CPDAG_ORIENTATIONS[0],
+             cpdag_repair: str = CPDAG_REPAIRS[0]) -> tuple:
     """Store key ``(family, scm_id, split, replicate, method, config_hash)`` of a cell.
 
     The config hash covers the method parameters and its distribution version
-    (an upgraded plugin is rerun, not skipped), the dataset options and the
-    instance fingerprint (:func:`causalarena.store.config_hash`).
+    (an upgraded plugin is rerun, not skipped), the dataset options, the
+    instance fingerprint and, for a CPDAG/PAG method, the CPDAG scoring policy
+    (:func:`causalarena.metrics.scoring_config`; :func:`causalarena.store.config_hash`).
     """
     m = cell.method
     return (cell.family, cell.instance.scm_id, cell.split, int(cell.replicate), m.name,
             config_hash(dict(m.params), standardise, protocol, n, data=instance_fingerprint(cell.instance, cache),
-                        method_version=f"{getattr(m, 'distribution', '')}=={getattr(m, 'version', '')}"))
+                        method_version=f"{getattr(m, 'distribution', '')}=={getattr(m, 'version', '')}",
+                        scoring=scoring_config(m.output_kind, cpdag_orientation, cpdag_repair)))
 
 
 def grid_keys(cells: Iterable[Cell], standardise: bool = True, protocol: str = "default",
-              n: Optional[int] = None) -> List[tuple]:
-    """Store keys of ``cells`` under these dataset options (see :func:`cell_key`)."""
+              n: Optional[int] = None, cpdag_orientation: str = CPDAG_ORIENTATIONS[0],
+              cpdag_repair: str = CPDAG_REPAIRS[0]) -> List[tuple]:
+    """Store keys of ``cells`` under these dataset and scoring options (see :func:`cell_key`)."""
     cache: Dict[int, Optional[str]] = {}
-    return [cell_key(c, standardise, protocol, n, cache) for c in cells]
+    return [cell_key(c, standardise, protocol, n, cache, cpdag_orientation, cpdag_repair) for c in cells]
 
 
 # ---------------------------------------------------------------------------
@@ -571,12 +577,39 @@ class WorkerHandle:
 # ---------------------------------------------------------------------------
 
 
+def harness_fault(what: str, exc: OSError, path: Optional[str] = None, name_file: bool = True) -> MachineFault:
+    """The :class:`~causalarena.store.MachineFault` for ``exc``, an ``OSError`` of the harness's own I/O.
+
+    ``what`` says what failed and where (e.g. ``"cannot write the dataset cache
+    R/datasets"``); the message adds the cause (``[Errno 28] No space left on
+    device``, then the file of ``exc`` unless ``name_file`` is false or it is
+    ``path``) and the remedy. ``path`` defaults to the file of ``exc``.
+    """
+    import errno
+
+    cause = f"[Errno {exc.errno}] {exc.strerror}" if exc.errno is not None and exc.strerror else str(exc)
+    if name_file and exc.filename is not None and exc.filename != path:
+        cause += f": {exc.filename}"
+    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        remedy = "free space on that disk"
+    elif exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        remedy = "make the folder writable"
+    elif exc.errno in (errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EAGAIN):
+        remedy = "free system resources (open files, memory, processes)"
+    else:
+        remedy = "check the folder and its disk"
+    return MachineFault(f"{what}: {cause}: {remedy} (or pass another --results folder), then rerun the same "
+                        "command to resume", path=path or exc.filename, cause=cause)
+
+
 class _DatasetCache:
     """Datasets built once per (family, scm_id, split, replicate) and config.
 
     The full dataset (with truth) stays in memory for the parent's checks
     and scoring (LRU of ``keep`` entries); the worker gets a ``.npz`` without
-    the true graph.
+    the true graph. :meth:`get` raises what the family's generator raises (the
+    cell's failure) and a :class:`~causalarena.store.MachineFault` when the
+    ``.npz`` cannot be written (disk full, read-only …: the run's failure).
     """
 
     def __init__(self, directory: str, standardise: bool, protocol: str, n: Optional[int],
@@ -612,8 +645,16 @@ class _DatasetCache:
                 # (re)written once per runner even if a previous run left the
                 # file: the dataset code may have changed since.
                 tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
-                ds.without_truth().save(tmp)
-                os.replace(tmp, path)
+                try:
+                    ds.without_truth().save(tmp)
+                    os.replace(tmp, path)
+                except OSError as exc:  # the harness's own write: a machine fault, not the cell's
+                    try:
+                        os.remove(tmp)  # a partial file would keep the disk full
+                    except OSError:
+                        pass
+                    raise harness_fault(f"cannot write the dataset cache {self.directory}", exc,
+                                        self.directory, name_file=False) from exc  # (a temporary name)
                 self._written.add(h)
         return ds, path
 
@@ -625,12 +666,14 @@ class _DatasetCache:
 Scorer = Callable[[np.ndarray, Prediction, int], Tuple[Dict[str, Optional[float]], List[str]]]
 
 
-def default_scorer(metrics: Mapping[str, Any]) -> Scorer:
+def default_scorer(metrics: Mapping[str, Any], orientation: str = CPDAG_ORIENTATIONS[0]) -> Scorer:
     """Score with the registry's metrics (App. B.2).
 
     CPDAG and PAG predictions have their undirected edges oriented at random
-    with the cell seed (:func:`causalarena.metrics.orient_cpdag`); the DAG is
-    then scored by :func:`causalarena.metrics.compute_metrics`.
+    with the cell seed by ``orientation`` (:func:`causalarena.metrics.orient_cpdag`:
+    ``"mec"``, a random member of the Markov equivalence class, or
+    ``"linear_extension"``); the DAG is then scored by
+    :func:`causalarena.metrics.compute_metrics`.
     """
     from .metrics import compute_metrics, orient_cpdag
 
@@ -638,7 +681,7 @@ def default_scorer(metrics: Mapping[str, Any]) -> Scorer:
         adjacency = np.asarray(prediction.adjacency)
         warnings: List[str] = []
         if prediction.kind in ("cpdag", "pag"):
-            adjacency = orient_cpdag(adjacency, seed)
+            adjacency = orient_cpdag(adjacency, seed, rule=orientation, flags=warnings)
             if (np.asarray(prediction.adjacency) != adjacency).any():
                 warnings.append("oriented_undirected_edges")
         values, w = compute_metrics(truth, adjacency, prediction.edge_scores, metrics)
@@ -747,7 +790,10 @@ class Runner:
                  n: Optional[int] = None, env: Optional[Mapping[str, str]] = None,
                  cache_dir: Optional[str] = None, scorer: Optional[Scorer] = None,
                  load_timeout_s: Optional[float] = 600.0, suite: Optional[str] = None,
-                 launcher: Optional[Callable[[Any], WorkerLaunch]] = None) -> None:
+                 launcher: Optional[Callable[[Any], WorkerLaunch]] = None,
+                 cpdag_orientation: str = CPDAG_ORIENTATIONS[0], cpdag_repair: str = CPDAG_REPAIRS[0]) -> None:
+        scoring_config("cpdag", cpdag_orientation, cpdag_repair)  # ValueError naming a bad policy, before anything runs
+        self.cpdag_orientation, self.cpdag_repair = cpdag_orientation, cpdag_repair
         self.store = store
         self.launcher = launcher
         self.suite = suite
@@ -761,30 +807,49 @@ class Runner:
         self.load_timeout_s = load_timeout_s
         self._fingerprints: Dict[int, Optional[str]] = {}  # id(instance) -> fingerprint (cells hold them)
         self._own_cache = cache_dir is None
-        self.cache_dir = cache_dir or tempfile.mkdtemp(prefix="arena-datasets-")
-        os.makedirs(self.cache_dir, exist_ok=True)
+        try:
+            self.cache_dir = cache_dir or tempfile.mkdtemp(prefix="arena-datasets-")
+            os.makedirs(self.cache_dir, exist_ok=True)
+        except OSError as exc:
+            raise harness_fault(f"cannot create the dataset cache {cache_dir or tempfile.gettempdir()}", exc,
+                                cache_dir) from exc
         self.cache = _DatasetCache(self.cache_dir, standardise, protocol, n)
         if scorer is None:
-            scorer = default_scorer(metrics if metrics is not None else {})
+            scorer = default_scorer(metrics if metrics is not None else {}, cpdag_orientation)
         self.scorer = scorer
 
     def key(self, cell: Cell) -> tuple:
         """The store key of a cell; its config hash covers the instance fingerprint."""
-        return cell_key(cell, self.standardise, self.protocol, self.n, self._fingerprints)
+        return cell_key(cell, self.standardise, self.protocol, self.n, self._fingerprints,
+                        self.cpdag_orientation, self.cpdag_repair)
 
     # -- one cell --------------------------------------------------------------
     def run_cell(self, cell: Cell, slot: Dict[str, Any]) -> RunRecord:
-        """Run one cell (reusing the thread's worker in ``slot``), store it and return its record."""
+        """Run one cell (reusing the thread's worker in ``slot``), store it and return its record.
+
+        Raises:
+            MachineFault: the harness's own environment failed (an ``OSError``
+                raised here in the runner, not by the method in its worker:
+                the dataset cache, the worker log or a temporary file cannot
+                be written; the store cannot be written). Nothing is stored
+                for this cell, so a rerun runs it.
+        """
         m = cell.method
         key = self.key(cell)
         row = RunRecord(**dict(zip(KEY_COLUMNS, key)),
                         params=dict(m.params), output_kind=m.output_kind, standardise=self.standardise,
                         protocol=self.protocol, method_version=getattr(m, "version", "") or None,
                         n_override=self.n, suite=self.suite, factors=_scalar_factors(cell.instance),
-                        started_at=_now(), flags=[], metrics={})
+                        started_at=_now(), flags=[], metrics={},
+                        scoring=scoring_config(m.output_kind, self.cpdag_orientation, self.cpdag_repair))
         t0 = time.perf_counter()
         try:
             self._run_cell(cell, slot, row)
+        except MachineFault:
+            raise  # the machine's fault, never the method's result: the grid stops, nothing is stored
+        except OSError as exc:  # the runner's own I/O (the method's OSErrors come back as fit answers)
+            raise harness_fault(f"the runner's own I/O failed (dataset cache and worker logs in {self.cache_dir})",
+                                exc, self.cache_dir) from exc
         except Exception as exc:  # noqa: BLE001 - a harness error is a recorded status
             import traceback
 
@@ -805,7 +870,9 @@ class Runner:
             return
         try:
             dataset, path = self.cache.get(cell)
-        except Exception as exc:  # noqa: BLE001
+        except MachineFault:
+            raise  # the cache could not be written: the run's fault, not the cell's
+        except Exception as exc:  # noqa: BLE001 - the family's generator raised: the cell's failure
             row.status = Status.FAILED
             row.error = f"dataset construction failed: {type(exc).__name__}: {exc}"
             return
@@ -841,7 +908,8 @@ class Runner:
             row.status = Status.INVALID_OUTPUT
             row.error = f"prediction not decodable: {type(exc).__name__}: {exc}"
             return
-        out = check_output(pred, dataset.d, kind=m.output_kind, columns=dataset.columns)
+        out = check_output(pred, dataset.d, kind=m.output_kind, columns=dataset.columns,
+                           cpdag_repair=self.cpdag_repair)
         row.flags += out.flags
         if pred.kind != m.output_kind:
             row.flags.append(f"kind_mismatch: declared {m.output_kind}, returned {pred.kind}")
@@ -850,6 +918,8 @@ class Runner:
             return
         if "edge_scores_invalid" in out.flags:
             pred.edge_scores = None
+        if any(f.startswith("cpdag_repaired") for f in out.flags):  # then oriented like any CPDAG
+            pred.adjacency = repair_cpdag_cycles(pred.adjacency)[0]
         pred.kind = m.output_kind
         try:
             truth = dataset.true_adjacency
@@ -991,7 +1061,8 @@ def run_grid(cells: Sequence[Cell], registry: Any, store: Store, *, jobs: int = 
              n: Optional[int] = None, progress: bool = True, env: Optional[Mapping[str, str]] = None,
              cache_dir: Optional[str] = None, retry_statuses: Iterable[str] = (), suite: Optional[str] = None,
              scorer: Optional[Scorer] = None, load_timeout_s: Optional[float] = 600.0,
-             launcher: Optional[Callable[[Any], WorkerLaunch]] = None) -> GridSummary:
+             launcher: Optional[Callable[[Any], WorkerLaunch]] = None,
+             cpdag_orientation: str = CPDAG_ORIENTATIONS[0], cpdag_repair: str = CPDAG_REPAIRS[0]) -> GridSummary:
     """Run a grid of cells and store one row per cell.
 
     Args:
@@ -1021,6 +1092,14 @@ def run_grid(cells: Sequence[Cell], registry: Any, store: Store, *, jobs: int = 
             worker runs (:mod:`causalarena.isolation`); default: ``python`` here.
             An :class:`~causalarena.isolation.IsolationError` it raises makes
             every cell of that method ``env_error``.
+        cpdag_orientation: how CPDAG/PAG undirected edges are oriented before
+            scoring, ``"mec"`` (default) or ``"linear_extension"``
+            (:func:`causalarena.metrics.orient_cpdag`).
+        cpdag_repair: a CPDAG/PAG with a directed cycle: ``"undirect_cycles"``
+            (default: :func:`causalarena.metrics.repair_cpdag_cycles`, flagged
+            ``cpdag_repaired``, scored) or ``"strict"`` (``invalid_output``). Both
+            options are part of a CPDAG/PAG method's config hash and stored in
+            the run's ``scoring`` column.
 
     Returns:
         :class:`GridSummary` of this invocation (skipped = already stored).
@@ -1028,7 +1107,8 @@ def run_grid(cells: Sequence[Cell], registry: Any, store: Store, *, jobs: int = 
     metrics = getattr(registry, "metrics", None) if registry is not None else None
     runner = Runner(store, metrics, budget_s=budget_s, memory_mb=memory_mb, python=python,
                     standardise=standardise, protocol=protocol, n=n, env=env, cache_dir=cache_dir,
-                    scorer=scorer, load_timeout_s=load_timeout_s, suite=suite, launcher=launcher)
+                    scorer=scorer, load_timeout_s=load_timeout_s, suite=suite, launcher=launcher,
+                    cpdag_orientation=cpdag_orientation, cpdag_repair=cpdag_repair)
     try:
         return runner.run(cells, jobs=jobs, progress=progress, retry_statuses=retry_statuses)
     finally:

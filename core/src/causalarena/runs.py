@@ -140,6 +140,12 @@ class RunRecord:
         worker_seq: 1, 2, …: this cell was the k-th fit of that worker.
         isolation: where the worker ran: ``"none"``, ``"venv:<env key>"``,
             ``"docker:<image>"``.
+        scoring: the CPDAG scoring policy of a ``cpdag``/``pag`` output,
+            ``"orientation=mec, cpdag_repair=undirect_cycles"``
+            (:func:`causalarena.metrics.scoring_config`; part of the config
+            hash); ``None`` for a ``dag`` output and for rows stored before it
+            existed (those CPDAG runs used ``orientation=linear_extension,
+            cpdag_repair=strict``).
     """
 
     family: str
@@ -177,6 +183,7 @@ class RunRecord:
     worker_id: Optional[str] = None
     worker_seq: Optional[int] = None
     isolation: Optional[str] = None
+    scoring: Optional[str] = None
 
     @classmethod
     def columns(cls) -> Tuple[str, ...]:

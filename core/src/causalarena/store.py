@@ -6,6 +6,12 @@ Table ``runs`` has one row per cell, keyed by
 intervention protocol and ``n``. Every run is written in its own transaction
 (``INSERT OR REPLACE``), so a runner killed at any moment leaves only whole
 rows, and rerunning the same grid skips the keys in :meth:`Store.done_keys`.
+
+A fault of the file or its disk (full, read-only, corrupt, not a store at
+all) is a :class:`StoreError` naming the path, the cause and the remedy; it
+is a :class:`MachineFault`, the harness's own environment failing, which the
+runner never records as a method's result (``arena run`` stops with exit code
+:data:`MACHINE_FAULT_EXIT`).
 """
 
 from __future__ import annotations
@@ -20,7 +26,8 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Union
 from .records import STATUSES
 from .runs import KEY_COLUMNS, Key, RunRecord, to_status
 
-__all__ = ["COLUMNS", "KEY_COLUMNS", "Key", "RunRecord", "STATUSES", "Store", "config_hash"]
+__all__ = ["COLUMNS", "KEY_COLUMNS", "MACHINE_FAULT_EXIT", "Key", "MachineFault", "RunRecord", "STATUSES", "Store",
+           "StoreError", "config_hash", "store_error"]
 
 #: column name → SQL type, in table order (the attributes of :class:`~causalarena.runs.RunRecord`,
 #: which documents each column and its unit).
@@ -62,7 +69,82 @@ COLUMNS = {
     "worker_id": "TEXT",       # one id per worker process: the cells one load served share it
     "worker_seq": "INTEGER",   # 1, 2, … : this cell was the k-th fit of that worker
     "isolation": "TEXT",       # none | venv:<env key> | docker:<image> — where the worker ran
+    # added with the CPDAG scoring policies (issue 12); NULL for DAG outputs and older rows
+    "scoring": "TEXT",         # "orientation=mec, cpdag_repair=undirect_cycles" (metrics.scoring_config)
 }
+
+#: exit code of an ``arena`` command stopped by a :class:`MachineFault` (0 success, 1 other runtime
+#: failure, 2 bad arguments): fix the named file or folder, then rerun the same command to resume.
+MACHINE_FAULT_EXIT = 3
+
+
+class MachineFault(RuntimeError):
+    """The harness's own environment failed, not a method: a disk full or read-only, a store corrupt.
+
+    Raised where the harness does its own I/O (the result store, the dataset
+    cache, the worker log, a temporary file), never for what a method does in
+    its worker. The runner never records it as a cell's result: the grid stops,
+    the cells not yet stored stay unstored (the rows already stored are kept),
+    and rerunning the same command resumes once the cause is fixed. ``str()``
+    is one line naming the path, the cause and the remedy.
+
+    Attributes:
+        path: the file or folder at fault.
+        cause: the underlying error (e.g. ``"[Errno 28] No space left on device"``).
+    """
+
+    def __init__(self, message: str, path: Optional[str] = None, cause: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.cause = cause
+
+
+class StoreError(MachineFault):
+    """The result store cannot be opened, read or written (:class:`MachineFault`; message names path and remedy)."""
+
+
+# SQLite primary result codes (sqlite3.SQLITE_* constants exist only from Python 3.11)
+_SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY = 3, 5, 6, 8
+_SQLITE_IOERR, _SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 10, 11, 13, 14, 26
+# Python < 3.11 carries no result code: the message SQLite gives for each code instead
+_SQLITE_MESSAGES = (("file is not a database", _SQLITE_NOTADB), ("malformed", _SQLITE_CORRUPT),
+                    ("is full", _SQLITE_FULL), ("readonly", _SQLITE_READONLY), ("unable to open", _SQLITE_CANTOPEN),
+                    ("disk i/o error", _SQLITE_IOERR), ("locked", _SQLITE_BUSY))
+
+
+def _sqlite_code(exc: BaseException) -> Optional[int]:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF
+    text = str(exc).lower()
+    return next((c for needle, c in _SQLITE_MESSAGES if needle in text), None)
+
+
+def _not_a_store(path: str, why: str) -> StoreError:
+    return StoreError(f"{path} is not a CausalArena result store ({why}): move it away or pass another "
+                      "--results folder", path=path, cause=why)
+
+
+def store_error(path: str, action: str, exc: BaseException) -> StoreError:
+    """The :class:`StoreError` for SQLite's ``exc`` while ``action`` (e.g. ``"write"``) the store at ``path``.
+
+    One line: the path, SQLite's own message and the remedy for its kind
+    (corrupt / not a database, full, read-only or unopenable, locked).
+    """
+    cause = str(exc) or type(exc).__name__
+    code = _sqlite_code(exc)
+    if code in (_SQLITE_NOTADB, _SQLITE_CORRUPT):
+        return _not_a_store(path, cause)
+    if code == _SQLITE_FULL:
+        remedy = "free space on its disk, then rerun the same command to resume"
+    elif code in (_SQLITE_READONLY, _SQLITE_CANTOPEN, _SQLITE_PERM, _SQLITE_IOERR):
+        remedy = "check that its folder exists, is writable and its disk is healthy, then rerun to resume"
+    elif code in (_SQLITE_BUSY, _SQLITE_LOCKED):
+        remedy = "another process holds it locked; wait for it or pass another --results folder"
+    else:
+        remedy = "rerun the same command to resume, or pass another --results folder"
+    return StoreError(f"cannot {action} the result store {path}: {cause}: {remedy}", path=path, cause=cause)
+
 
 if tuple(COLUMNS) != RunRecord.columns():  # pragma: no cover - caught by the tests at once
     raise ImportError("causalarena.store.COLUMNS and causalarena.runs.RunRecord disagree on the run columns")
@@ -70,21 +152,26 @@ if tuple(COLUMNS) != RunRecord.columns():  # pragma: no cover - caught by the te
 
 def config_hash(params: Dict[str, Any], standardise: bool, protocol: str = "default",
                 n: Optional[int] = None, data: Optional[str] = None,
-                method_version: Optional[str] = None) -> str:
+                method_version: Optional[str] = None, scoring: Optional[str] = None) -> str:
     """16-hex-digit SHA-256 of the run configuration that changes results.
 
     Covers the method ``params``, ``standardise``, the intervention
     ``protocol``, the row count override ``n`` and ``data``, the instance's
     fingerprint (:meth:`causalarena.family.Instance.fingerprint`), so a changed
     table or graph is a new cell, and ``method_version``
-    (``"distribution==version"``), so an upgraded plugin is rerun (canonical
-    JSON, sorted keys).
+    (``"distribution==version"``), so an upgraded plugin is rerun, and
+    ``scoring``, the CPDAG scoring policy of a CPDAG/PAG method
+    (:func:`causalarena.metrics.scoring_config`; ``None`` for a DAG output
+    leaves the hash as it was before the policy existed) (canonical JSON,
+    sorted keys).
     """
     body: Dict[str, Any] = {"params": params, "standardise": bool(standardise), "protocol": protocol, "n": n}
     if data is not None:
         body["data"] = data
     if method_version is not None:
         body["method_version"] = method_version
+    if scoring is not None:
+        body["scoring"] = scoring
     payload = json.dumps(body, sort_keys=True, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
@@ -93,9 +180,17 @@ class Store:
     """An SQLite result store; safe to share between the runner's threads.
 
     Args:
+        path: database file (created if absent; an empty file or an SQLite
+            database without tables becomes a store); ``":memory:"`` for tests.
         readonly: open an existing store for reading only (``arena report``).
-        path: database file (created with its parent directory missing →
-            ``sqlite3.OperationalError``); ``":memory:"`` for tests.
+
+    Raises:
+        FileNotFoundError: ``readonly`` and no file at ``path``.
+        StoreError: (here and from every method) the file is not a store
+            (random bytes, truncated, another program's SQLite database, a
+            ``runs`` table without the key columns), or it cannot be opened,
+            read or written (disk full, read-only, locked); one line naming the
+            path, SQLite's message and the remedy.
     """
 
     def __init__(self, path: str, readonly: bool = False) -> None:
@@ -111,25 +206,57 @@ class Store:
             if not os.path.exists(self.path):
                 raise FileNotFoundError(f"no result store at {self.path}")
             for mode in ("mode=ro", "immutable=1"):  # ro reads a pending WAL; immutable needs no -shm
+                conn = None
                 try:
-                    self._conn = sqlite3.connect(f"file:{quote(self.path)}?{mode}", uri=True,
-                                                 check_same_thread=False, isolation_level=None)
-                    self._conn.execute("SELECT count(*) FROM runs").fetchone()
+                    conn = sqlite3.connect(f"file:{quote(self.path)}?{mode}", uri=True,
+                                           check_same_thread=False, isolation_level=None)
+                    self._conn = conn
+                    self._check_schema(empty_ok=False)
+                    conn.execute("SELECT count(*) FROM runs").fetchone()
                     return
-                except sqlite3.OperationalError:
-                    if mode == "immutable=1":
-                        raise
-        self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None,
-                                     timeout=60.0)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        cols = ",\n  ".join(f"{k} {v}" for k, v in COLUMNS.items())
-        self._conn.execute(
-            f"CREATE TABLE IF NOT EXISTS runs (\n  {cols},\n  PRIMARY KEY ({', '.join(KEY_COLUMNS)}))")
+                except StoreError:
+                    conn.close()
+                    raise
+                except sqlite3.Error as exc:
+                    if conn is not None:
+                        conn.close()
+                    if mode == "immutable=1" or _sqlite_code(exc) in (_SQLITE_NOTADB, _SQLITE_CORRUPT):
+                        raise store_error(self.path, "read", exc) from None
+        try:
+            self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None,
+                                         timeout=60.0)
+        except sqlite3.Error as exc:
+            raise store_error(self.path, "open", exc) from None
+        try:
+            self._check_schema(empty_ok=True)  # before any write: another program's database stays untouched
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            cols = ",\n  ".join(f"{k} {v}" for k, v in COLUMNS.items())
+            self._conn.execute(
+                f"CREATE TABLE IF NOT EXISTS runs (\n  {cols},\n  PRIMARY KEY ({', '.join(KEY_COLUMNS)}))")
+            present = {r[1] for r in self._conn.execute("PRAGMA table_info(runs)").fetchall()}
+            for name, sql_type in COLUMNS.items():
+                if name not in present:  # a store written by an older version: add the column, keep the rows
+                    self._conn.execute(f"ALTER TABLE runs ADD COLUMN {name} {sql_type.replace(' NOT NULL', '')}")
+        except StoreError:
+            self._conn.close()
+            raise
+        except sqlite3.Error as exc:
+            self._conn.close()
+            raise store_error(self.path, "open", exc) from None
+
+    def _check_schema(self, empty_ok: bool) -> None:
+        """Raise :class:`StoreError` unless the database is a store (or, with ``empty_ok``, has no table yet)."""
+        tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "runs" not in tables:
+            if empty_ok and not tables:
+                return
+            listed = ", ".join(sorted(tables)[:5]) or "none"
+            raise _not_a_store(self.path, f"no table 'runs'; its tables: {listed}")
         present = {r[1] for r in self._conn.execute("PRAGMA table_info(runs)").fetchall()}
-        for name, sql_type in COLUMNS.items():
-            if name not in present:  # a store written by an older version: add the column, keep the rows
-                self._conn.execute(f"ALTER TABLE runs ADD COLUMN {name} {sql_type.replace(' NOT NULL', '')}")
+        missing = [c for c in (*KEY_COLUMNS, "status") if c not in present]
+        if missing:
+            raise _not_a_store(self.path, f"its table 'runs' lacks the column(s) {', '.join(missing)}")
 
     # -- writing -------------------------------------------------------------
     def record(self, row: Union[RunRecord, Mapping[str, Any]]) -> None:
@@ -144,6 +271,8 @@ class Store:
             KeyError: unknown columns (naming them), or a key column or the
                 status missing (``run row lacks [...]``).
             ValueError: a status outside :data:`STATUSES`.
+            StoreError: SQLite cannot write it (disk full, read-only, corrupt …);
+                nothing of this row is stored.
         """
         record = row if isinstance(row, RunRecord) else RunRecord.from_row(row)
         if record.status is None:
@@ -153,13 +282,22 @@ class Store:
         sql = (f"INSERT OR REPLACE INTO runs ({', '.join(names)}) "
                f"VALUES ({', '.join('?' for _ in names)})")
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
             try:
-                self._conn.execute(sql, [values[k] for k in names])
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    self._conn.execute(sql, [values[k] for k in names])
+                    self._conn.execute("COMMIT")
+                except BaseException:
+                    # SQLite has already rolled back after some errors (SQLITE_FULL, SQLITE_IOERR …):
+                    # a second ROLLBACK would replace the real cause by "no transaction is active"
+                    if self._conn.in_transaction:
+                        try:
+                            self._conn.execute("ROLLBACK")
+                        except sqlite3.Error:
+                            pass  # the first error is the one to report
+                    raise
+            except sqlite3.Error as exc:
+                raise store_error(self.path, "write", exc) from exc
 
     # -- reading -------------------------------------------------------------
     def done_keys(self, statuses: Optional[Iterable[str]] = None) -> Set[Key]:
@@ -175,15 +313,25 @@ class Store:
             sql += f" WHERE status IN ({', '.join('?' for _ in statuses)})"
             args = statuses
         with self._lock:
-            rows = self._conn.execute(sql, args).fetchall()
+            try:
+                rows = self._conn.execute(sql, args).fetchall()
+            except sqlite3.Error as exc:
+                raise store_error(self.path, "read", exc) from exc
         return {tuple(r) for r in rows}
 
     def rows(self) -> List[Dict[str, Any]]:
-        """All runs as dicts (JSON columns decoded), ordered by key."""
+        """All runs as dicts (JSON columns decoded), ordered by key.
+
+        Raises:
+            StoreError: SQLite cannot read the table (a page corrupted since the open …).
+        """
         with self._lock:
-            cur = self._conn.execute(f"SELECT * FROM runs ORDER BY {', '.join(KEY_COLUMNS)}")
-            names = [c[0] for c in cur.description]
-            raw = cur.fetchall()
+            try:
+                cur = self._conn.execute(f"SELECT * FROM runs ORDER BY {', '.join(KEY_COLUMNS)}")
+                names = [c[0] for c in cur.description]
+                raw = cur.fetchall()
+            except sqlite3.Error as exc:
+                raise store_error(self.path, "read", exc) from exc
         out = []
         for r in raw:
             row = dict(zip(names, r))
