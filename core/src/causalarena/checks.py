@@ -107,7 +107,8 @@ def check_input(dataset: Dataset, method_info: Any = None) -> InputCheck:
     do not require full rank; NaN fractions for methods handling missing data.
 
     Args:
-        dataset: the dataset the method will see (``X`` is n × d).
+        dataset: the dataset the method will see (``X`` is n × d), or any
+            object with ``X`` and ``columns`` (``metadata`` optional).
         method_info: a :class:`~causalarena.records.MethodInfo` (or any object
             with ``handles_missing``, ``min_samples_factor``,
             ``requires_full_rank``); ``None`` applies the strictest defaults
@@ -146,9 +147,10 @@ def check_input(dataset: Dataset, method_info: Any = None) -> InputCheck:
             res.problems.append(f"missing values (NaN) in columns {desc}; the method does not handle missing data")
 
     # Scale: what float64 cannot standardise or square, before and after the family standardised.
-    recorded = dataset.metadata.get(SCALE_PROBLEMS_KEY) or {}
+    meta = getattr(dataset, "metadata", None) or {}  # duck-typed callers pass only X and columns
+    recorded = meta.get(SCALE_PROBLEMS_KEY) or {}
     scale = {c: str(r) for c, r in dict(recorded).items() if c in cols}
-    for c, r in scale_problems(X, cols, squares=not dataset.metadata.get("standardised", False)).items():
+    for c, r in scale_problems(X, cols, squares=not meta.get("standardised", False)).items():
         scale.setdefault(c, r)
     for c in [c for c in cols if c in scale]:
         res.problems.append(
