@@ -105,23 +105,56 @@ def _prepare(runs: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
 
 
 #: run-configuration columns that separate leaderboard rows (``n`` is the
-#: dataset's row count, which legitimately differs between families)
-CONFIG_COLUMNS = ("standardise", "protocol", "params", "n_override")
+#: dataset's row count, which legitimately differs between families; ``scoring``
+#: is the CPDAG scoring policy of CPDAG/PAG methods, issue 12)
+CONFIG_COLUMNS = ("standardise", "protocol", "params", "n_override", "scoring")
+
+#: the scoring policy of a CPDAG/PAG run stored before the ``scoring`` column existed
+LEGACY_SCORING = "orientation=linear_extension, cpdag_repair=strict"
+
+
+def _scoring_parts(runs: pd.DataFrame) -> pd.DataFrame:
+    """The ``scoring`` column split into one column per policy (``orientation``, ``cpdag_repair``).
+
+    ``"orientation=mec, cpdag_repair=undirect_cycles"`` gives two columns; a
+    CPDAG/PAG run without a policy (stored before it existed) gets
+    :data:`LEGACY_SCORING`; a DAG run has none (empty strings).
+    """
+    kinds = runs["output_kind"] if "output_kind" in runs.columns else pd.Series(None, index=runs.index)
+
+    def parts(value: Any, kind: Any) -> Dict[str, str]:
+        if not isinstance(value, str) or not value:
+            value = LEGACY_SCORING if kind in ("cpdag", "pag") else ""
+        return dict(p.split("=", 1) for p in value.split(", ") if "=" in p)
+
+    rows = [parts(v, k) for v, k in zip(runs["scoring"], kinds)]
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    return pd.DataFrame([[r.get(k, "") for k in keys] for r in rows], index=runs.index, columns=keys, dtype=object)
 
 
 def _config_labels(runs: pd.DataFrame) -> pd.Series:
-    """Method labels that separate run configurations (see :func:`_prepare`)."""
+    """Method labels that separate run configurations (see :func:`_prepare`).
+
+    The CPDAG scoring policy is labelled per part that differs between the
+    runs of one method: ``"pc [orientation=linear_extension]"`` beside
+    ``"pc [orientation=mec]"``, ``"ges [cpdag_repair=strict]"`` …
+    """
     labels = runs["method"].astype(str).copy()
     cols = [c for c in CONFIG_COLUMNS if c in runs.columns]
     if not cols:
         return labels
     fmts = {"standardise": lambda v: "std" if v else "raw", "protocol": lambda v: f"protocol={v}",
             "params": lambda v: f"params={v}", "n_override": lambda v: f"n={int(v)}"}
+    scoring = _scoring_parts(runs) if "scoring" in cols else None
     for _, group in runs.groupby("method", sort=False):
-        varying = [c for c in cols if group[c].astype(str).nunique() > 1]
-        for c in varying:
-            text = group[c].map(lambda v, c=c: fmts[c](v) if v is not None and v == v
-                                else ("n=default" if c == "n_override" else f"{c}=?"))
+        varying = [c for c in cols if c != "scoring" and group[c].astype(str).nunique() > 1]
+        texts = [group[c].map(lambda v, c=c: fmts[c](v) if v is not None and v == v
+                              else ("n=default" if c == "n_override" else f"{c}=?")) for c in varying]
+        if scoring is not None:
+            part = scoring.loc[group.index]
+            texts += [part[k].map(lambda v, k=k: f"{k}={v}" if v else f"{k}=none")
+                      for k in part.columns if part[k].nunique() > 1]
+        for text in texts:
             labels[group.index] = [f"{lab[:-1]}, {t}]" if lab.endswith("]") else f"{lab} [{t}]"
                                    for lab, t in zip(labels[group.index], text)]
     return labels
