@@ -179,3 +179,13 @@ def test_an_overflowing_raw_column_is_invalid_input_in_a_run(tmp_path):
     assert rec.status == Status.INVALID_INPUT
     assert rec.error.startswith("column 'a': its variance overflows float64"), rec.error
     assert "linear combination" not in " ".join(rec.flags or [])
+
+
+def test_check_input_accepts_duck_typed_tables_without_metadata():
+    """The card validator passes an object with X and columns only."""
+    import types
+
+    X = _overflow(_table())
+    chk = check_input(types.SimpleNamespace(X=X, columns=COLS))
+    assert [p for p in chk.problems if p.startswith("column 'a': its variance overflows")]
+    assert check_input(types.SimpleNamespace(X=_table(), columns=COLS)).ok
