@@ -25,6 +25,7 @@ import pytest
 from causalarena import metrics as M
 from causalarena.checks import check_output
 from causalarena.data import Prediction
+from causalarena.hookspecs import hookimpl
 from causalarena.method import Method
 from causalarena.records import MethodInfo
 
@@ -419,3 +420,59 @@ def test_report_labels_the_orientation_rule_when_it_differs():
         "ges [cpdag_repair=strict]", "ges [cpdag_repair=undirect_cycles]",
         "fci [orientation=linear_extension, cpdag_repair=strict]",
         "fci [orientation=mec, cpdag_repair=undirect_cycles]", "chain"]
+
+
+# --------------------------------------------------------------------------- arena run --cpdag-orientation / --cpdag-repair
+
+
+class _ToyPlugins:
+    __distribution__ = "arena-test-cpdag-orientation"
+
+    @hookimpl
+    def arena_families(self):
+        from causalarena.records import FamilyInfo
+
+        yield FamilyInfo(name="toy", kind="synthetic", factory="family_toys:GoodFamily")
+
+    @hookimpl
+    def arena_methods(self):
+        yield _info("cyclic", "CyclicCPDAG", output_kind="cpdag")
+        yield _info("path", "PathCPDAG", output_kind="cpdag")
+
+
+def test_cli_options_choose_the_policy_and_each_policy_is_its_own_labelled_configuration(tmp_path, capsys,
+                                                                                         monkeypatch):
+    from causalarena.cli import main
+    from causalarena.plugins import get_registry
+    from causalarena.store import Store
+
+    monkeypatch.setenv("PYTHONPATH", TESTS_DIR)
+    reg = get_registry(strict=False, extra_plugins=[_ToyPlugins()])
+    results = tmp_path / "r"
+    argv = ["run", "--results", str(results), "--families", "toy", "--methods", "cyclic,path", "--splits", "obs",
+            "--replicates", "1", "--no-progress", "--isolation", "none", "--jobs", "1"]
+    for bad, message in ((["--cpdag-orientation", "uniform"],
+                          "--cpdag-orientation 'uniform': expected one of ['mec', 'linear_extension']"),
+                         (["--cpdag-repair", "drop"], "--cpdag-repair 'drop': expected one of "
+                                                      "['undirect-cycles', 'strict']")):
+        assert main(argv + bad, registry=reg) == 2
+        assert message in capsys.readouterr().err
+    assert main(argv, registry=reg) == 0
+    assert main(argv + ["--cpdag-orientation", "linear_extension", "--cpdag-repair", "strict"], registry=reg) == 0
+    out = capsys.readouterr().out
+    assert main(argv + ["--cpdag-repair", "undirect-cycles"], registry=reg) == 0  # the default again: resumed
+    with Store(str(results / "arena.sqlite"), readonly=True) as st:
+        rows = st.rows()
+    n_cells = len(rows) // 2  # one row per cell and policy
+    assert f"this invocation: nothing new; skipped {n_cells} already stored" in capsys.readouterr().out
+    assert {(r["method"], r["scoring"], r["status"]) for r in rows} == {
+        ("cyclic", "orientation=mec, cpdag_repair=undirect_cycles", "ok"),
+        ("cyclic", "orientation=linear_extension, cpdag_repair=strict", "invalid_output"),
+        ("path", "orientation=mec, cpdag_repair=undirect_cycles", "ok"),
+        ("path", "orientation=linear_extension, cpdag_repair=strict", "ok")}
+    assert n_cells >= 2
+    # the second invocation printed its own grid only; the folder's leaderboard labels both configurations
+    assert "orientation=linear_extension" not in out
+    board = (results / "leaderboard.md").read_text()
+    assert "path [orientation=linear_extension, cpdag_repair=strict]" in board
+    assert "path [orientation=mec, cpdag_repair=undirect_cycles]" in board

@@ -24,6 +24,7 @@ from ._common import (
     _csv,
     _family_instances,
     _FolderLock,
+    _machine_fault,
     _positive,
     _print_errors,
     _registry,
@@ -66,6 +67,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
     sp.add_argument("--retry", help="stored statuses to run again, e.g. timeout,failed")
     sp.add_argument("--no-progress", action="store_true")
     sp.add_argument("--strict", action="store_true", help="fail when a plugin does not import")
+    sp.add_argument("--cpdag-orientation", default="mec", type=_policy, metavar="{mec,linear_extension}",
+                    help="how CPDAG/PAG undirected edges are oriented before the directed metrics: mec (default: "
+                         "a random member of the Markov equivalence class, seeded per cell) or linear_extension "
+                         "(the rule before issue 12; can add v-structures)")
+    sp.add_argument("--cpdag-repair", default="undirect_cycles", type=_policy,
+                    metavar="{undirect-cycles,strict}",
+                    help="a CPDAG/PAG whose directed edges form a cycle: undirect-cycles (default: the edges on "
+                         "directed cycles become undirected, then oriented; flagged cpdag_repaired and scored) or "
+                         "strict (invalid_output). Both are part of a CPDAG method's configuration")
+
+
+def _policy(value: str) -> str:
+    """A CPDAG policy value with ``-`` read as ``_`` (``undirect-cycles`` = ``undirect_cycles``)."""
+    return value.replace("-", "_")
 
 
 def _check_isolation(isolation: str, registry) -> None:
@@ -96,6 +111,13 @@ def _validate_run_args(args, registry) -> None:
     if not (os.path.isfile(python) and os.access(python, os.X_OK)):
         raise UsageError(f"--python {args.python!r} is not an executable interpreter")
     _check_isolation(args.isolation, registry)
+    from ..conventions import CPDAG_ORIENTATIONS, CPDAG_REPAIRS
+
+    if args.cpdag_orientation not in CPDAG_ORIENTATIONS:
+        raise UsageError(f"--cpdag-orientation {args.cpdag_orientation!r}: expected one of {list(CPDAG_ORIENTATIONS)}")
+    if args.cpdag_repair not in CPDAG_REPAIRS:
+        raise UsageError(f"--cpdag-repair {args.cpdag_repair.replace('_', '-')!r}: expected one of "
+                         f"{[c.replace('_', '-') for c in CPDAG_REPAIRS]}")
     bad = [s for s in (_csv(args.retry) or []) if s not in STATUSES]
     if bad:
         raise UsageError(f"--retry: unknown status(es) {bad}; expected some of {list(STATUSES)}")
@@ -104,9 +126,24 @@ def _validate_run_args(args, registry) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the selected grid into ``--results`` and print its leaderboard; 0 (failed cells are stored, not fatal).
 
+    A fault of the machine (:class:`~causalarena.store.MachineFault`: the
+    dataset cache or the store cannot be written, the store is corrupt or not
+    a store) stops the run: one line on stderr naming the path, the cause and
+    the remedy, exit code :data:`~causalarena.store.MACHINE_FAULT_EXIT` (3);
+    the cells stored before it are kept and rerunning the same command resumes.
+
     Raises:
         UsageError: a bad value, an empty selection, or the folder is in use by another run.
     """
+    from ..store import MachineFault
+
+    try:
+        return _run(args)
+    except MachineFault as exc:
+        return _machine_fault("arena run", exc)
+
+
+def _run(args: argparse.Namespace) -> int:
     from ..report import print_report, write_report
     from ..runner import grid_keys, make_cells, run_grid
     from ..store import Store
@@ -176,13 +213,14 @@ def run(args: argparse.Namespace) -> int:
                 python=args.python, standardise=not args.raw, protocol=protocol, n=n,
                 progress=not args.no_progress, cache_dir=str(results / "datasets"),
                 retry_statuses=tuple(_csv(args.retry) or ()), suite=suite.name if suite else None,
-                launcher=launcher,
+                launcher=launcher, cpdag_orientation=args.cpdag_orientation, cpdag_repair=args.cpdag_repair,
             )
             for k, v in summary.counts.items():
                 counts[k] = counts.get(k, 0) + v
             skipped += summary.skipped
             elapsed += summary.elapsed_seconds
-            keys |= set(grid_keys(grid_cells, standardise=not args.raw, protocol=protocol, n=n))
+            keys |= set(grid_keys(grid_cells, standardise=not args.raw, protocol=protocol, n=n,
+                                  cpdag_orientation=args.cpdag_orientation, cpdag_repair=args.cpdag_repair))
         runs = store.runs_frame()
     done = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
     console.print(f"this invocation: {done}; skipped {skipped} already stored; {elapsed:.1f} s")
