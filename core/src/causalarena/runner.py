@@ -1103,6 +1103,13 @@ def run_grid(cells: Sequence[Cell], registry: Any, store: Store, *, jobs: int = 
 
     Returns:
         :class:`GridSummary` of this invocation (skipped = already stored).
+
+    Raises:
+        MachineFault: the harness's own environment failed (the dataset cache,
+            a worker log or the store cannot be written; a
+            :class:`~causalarena.store.StoreError` for the store). The grid
+            stops; the cells stored before are kept, the others are not stored,
+            so rerunning the same grid resumes.
     """
     metrics = getattr(registry, "metrics", None) if registry is not None else None
     runner = Runner(store, metrics, budget_s=budget_s, memory_mb=memory_mb, python=python,

@@ -215,7 +215,7 @@ class Store:
                     conn.execute("SELECT count(*) FROM runs").fetchone()
                     return
                 except StoreError:
-                    conn.close()
+                    self._conn.close()
                     raise
                 except sqlite3.Error as exc:
                     if conn is not None:

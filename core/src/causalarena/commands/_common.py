@@ -26,6 +26,22 @@ class UsageError(Exception):
     """A bad command-line value; printed with exit code 2."""
 
 
+def _machine_fault(prog: str, exc: BaseException) -> int:
+    """Print a :class:`~causalarena.store.MachineFault` as one line on stderr; its exit code (3).
+
+    The fault's message already names the path, the cause and the remedy;
+    ``CAUSALARENA_DEBUG=1`` adds the traceback.
+    """
+    from ..store import MACHINE_FAULT_EXIT
+
+    if os.environ.get("CAUSALARENA_DEBUG"):
+        import traceback
+
+        traceback.print_exception(type(exc), exc, exc.__traceback__)
+    print(f"{prog}: error: " + " ".join(str(exc).split()), file=sys.stderr)
+    return MACHINE_FAULT_EXIT
+
+
 def _console():
     from rich.console import Console
 

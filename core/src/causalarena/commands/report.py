@@ -15,6 +15,7 @@ from ._common import (
     UsageError,
     _console,
     _csv,
+    _machine_fault,
     _registry,
     _results_dir,
     _validate_metrics,
@@ -34,9 +35,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the leaderboard of ``--results`` and write its files; 0 (also when the folder is read-only).
 
+    A store that is corrupt, truncated or not a store (:class:`~causalarena.store.StoreError`)
+    is one line on stderr naming its path and the remedy, exit code
+    :data:`~causalarena.store.MACHINE_FAULT_EXIT` (3).
+
     Raises:
         UsageError: no store, an empty store, or an unknown metric.
     """
+    from ..store import MachineFault
+
+    try:
+        return _report(args)
+    except MachineFault as exc:
+        return _machine_fault("arena report", exc)
+
+
+def _report(args: argparse.Namespace) -> int:
     from ..report import print_report, write_report
     from ..store import Store
 
