@@ -24,6 +24,7 @@ from ._common import (
     _csv,
     _family_instances,
     _FolderLock,
+    _machine_fault,
     _positive,
     _print_errors,
     _registry,
@@ -125,9 +126,24 @@ def _validate_run_args(args, registry) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the selected grid into ``--results`` and print its leaderboard; 0 (failed cells are stored, not fatal).
 
+    A fault of the machine (:class:`~causalarena.store.MachineFault`: the
+    dataset cache or the store cannot be written, the store is corrupt or not
+    a store) stops the run: one line on stderr naming the path, the cause and
+    the remedy, exit code :data:`~causalarena.store.MACHINE_FAULT_EXIT` (3);
+    the cells stored before it are kept and rerunning the same command resumes.
+
     Raises:
         UsageError: a bad value, an empty selection, or the folder is in use by another run.
     """
+    from ..store import MachineFault
+
+    try:
+        return _run(args)
+    except MachineFault as exc:
+        return _machine_fault("arena run", exc)
+
+
+def _run(args: argparse.Namespace) -> int:
     from ..report import print_report, write_report
     from ..runner import grid_keys, make_cells, run_grid
     from ..store import Store
