@@ -187,3 +187,78 @@ class DictFactorsFamily(Family):
         for inst in insts:
             inst.factors = {"structure": {"depth": 2}}
         return insts
+
+
+@attrs.define(eq=False)
+class NoR2Instance(SCMInstance):
+    """Carries varsortability but no r2_sortability (the real family before issue 12, item 11)."""
+
+    def dataset(self, split, replicate, standardise=True, protocol="default", n=None) -> Dataset:
+        ds = super().dataset(split, replicate, standardise=standardise, protocol=protocol, n=n)
+        return attrs.evolve(ds, metadata={k: v for k, v in ds.metadata.items() if k != "r2_sortability"})
+
+
+class NoR2Family(Family):
+    """Breaks ``sortability``: metadata without r2_sortability."""
+
+    name = NAME
+
+    def instances(self):
+        return _instances(NoR2Instance)
+
+
+@attrs.define(eq=False)
+class NoneR2Instance(SCMInstance):
+    """Stores r2_sortability None although the chain has edges (it is defined)."""
+
+    def dataset(self, split, replicate, standardise=True, protocol="default", n=None) -> Dataset:
+        ds = super().dataset(split, replicate, standardise=standardise, protocol=protocol, n=n)
+        return attrs.evolve(ds, metadata={**ds.metadata, "r2_sortability": None})
+
+
+class NoneR2Family(Family):
+    """Breaks ``sortability``: a None where the value is defined."""
+
+    name = NAME
+
+    def instances(self):
+        return _instances(NoneR2Instance)
+
+
+@attrs.define(eq=False)
+class StandardisedSortabilityInstance(SCMInstance):
+    """Measures varsortability on the standardised table it returns (≈ 0.5: every variance is 1)
+    instead of the raw one (1.0 for these chains: variances 1 < 1 + 0.25 w² < …)."""
+
+    def dataset(self, split, replicate, standardise=True, protocol="default", n=None) -> Dataset:
+        from causalarena.protocol import varsortability
+
+        ds = super().dataset(split, replicate, standardise=standardise, protocol=protocol, n=n)
+        return attrs.evolve(ds, metadata={**ds.metadata,
+                                          "varsortability": varsortability(ds.X, ds.true_adjacency)})
+
+
+class StandardisedSortabilityFamily(Family):
+    """Breaks ``sortability``: varsortability of the standardised table, not the raw one."""
+
+    name = NAME
+
+    def instances(self):
+        return _instances(StandardisedSortabilityInstance)
+
+
+def roots_spec(scm_id: str) -> SCMSpec:
+    """Three independent Gaussian roots a, b, c: a graph without edges."""
+    nodes = tuple(NodeSpec(name=v, role="root", root_distribution=ComponentSpec(
+        kind="gaussian", params={"loc": 0.0, "scale": float(k + 1)})) for k, v in enumerate("abc"))
+    return SCMSpec(id=scm_id, nodes=nodes, metadata={"graph": "empty", "d": 3})
+
+
+class EdgelessFamily(Family):
+    """No edges: both sortabilities are undefined and None (passes ``sortability``)."""
+
+    name = NAME
+
+    def instances(self):
+        return [SCMInstance(family=NAME, scm_id="roots", spec=roots_spec(f"{NAME}/roots"),
+                            factors={"graph": "empty", "d": 3})]

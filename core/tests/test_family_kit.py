@@ -25,6 +25,7 @@ from causalarena.testing import (
     check_family_instances,
     check_family_no_truth_leak,
     check_family_replicates,
+    check_family_sortability,
     check_family_true_graph,
     family_checks,
 )
@@ -58,7 +59,7 @@ def registered_toy(tmp_path, monkeypatch):
 def test_good_family_passes_every_check(registered_toy):
     ids = [cid for cid, _ in family_checks(registered_toy)]
     assert ids == [cid for cid, _ in FAMILY_CHECKS]
-    assert len(ids) == 12
+    assert len(ids) == 13
     check_family(registered_toy)
 
 
@@ -93,6 +94,12 @@ def test_parametrize_ids():
                                                         r"are identical"),
     ("ObsMaskFamily", check_family_datasets, r"split 'obs': the obs split has 1 rows with an intervention mask"),
     ("DictFactorsFamily", check_family_factors, r"instance 'chain-w1': no factor tag is a scalar"),
+    ("NoR2Family", check_family_sortability, r"instance 'chain-w1', split 'obs': metadata lacks 'r2_sortability'"),
+    ("NoneR2Family", check_family_sortability, r"split 'obs': metadata\['r2_sortability'\] is None but it is "
+                                               r"defined for this table \(0\.\d+ from"),
+    ("StandardisedSortabilityFamily", check_family_sortability,
+     r"split 'obs': metadata\['varsortability'\] is 0\.5, but the raw table \(standardise=False\) and true "
+     r"graph give 1 "),
 ])
 def test_broken_family_fails_its_rule(cls, check, pattern):
     with pytest.raises(ConformanceError, match=pattern):
@@ -101,6 +108,8 @@ def test_broken_family_fails_its_rule(cls, check, pattern):
 
 @pytest.mark.parametrize("cls, broken", [
     ("DuplicateIdsFamily", "instances"),
+    ("NoR2Family", "sortability"),
+    ("StandardisedSortabilityFamily", "sortability"),
     ("CyclicFamily", "true_graph"),
     ("NaNFamily", "finite"),
     ("LeakyFamily", "no_truth_leak"),
@@ -117,6 +126,8 @@ def test_broken_family_fails_only_its_rule(cls, broken):
             failed.append(cid)
     if cls == "NaNFamily":  # NaN also breaks z-scoring of column b
         assert failed == ["finite", "standardise"]
+    elif cls == "CyclicFamily":  # its sortabilities were measured on the DAG, not on the graph it claims
+        assert failed == ["true_graph", "sortability"]
     else:
         assert failed == [broken]
 
@@ -146,3 +157,45 @@ def test_max_instances_limits_the_data_checks():
 
     testing._FamilyCheck(toy("GoodFamily"), "spy", spy, {}, {"max_instances": 1})()
     assert calls == [1]
+
+
+def test_undefined_sortability_is_none_and_passes():
+    # a graph without edges: no directed path, both sortabilities None (documented), and the check
+    # accepts exactly that; a number there would fail
+    import attrs
+    from family_toys import EdgelessFamily
+
+    inst = EdgelessFamily().instances()[0]
+    md = inst.dataset("obs", 0).metadata
+    assert md["varsortability"] is None and md["r2_sortability"] is None
+    check_family_sortability(toy("EdgelessFamily"), {}, {})
+
+    class Claims(EdgelessFamily):
+        def instances(self):
+            @attrs.define(eq=False)
+            class Wrong(type(inst)):
+                def dataset(self, *a, **kw):
+                    ds = super().dataset(*a, **kw)
+                    return attrs.evolve(ds, metadata={**ds.metadata, "varsortability": 0.5})
+            return [Wrong(family=inst.family, scm_id=inst.scm_id, spec=inst.spec, factors=inst.factors)]
+
+    import family_toys
+
+    family_toys.ClaimsFamily = Claims
+    try:
+        with pytest.raises(ConformanceError, match=r"metadata\['varsortability'\] is 0\.5 but it is undefined"):
+            check_family_sortability(toy("ClaimsFamily"), {}, {})
+    finally:
+        del family_toys.ClaimsFamily
+
+
+def test_good_family_sortabilities_are_the_raw_tables():
+    # known answer: these chains have variances increasing along the causal order (raw), so
+    # varsortability is 1 on both splits; R²-sortability is defined and in [0, 1]
+    from family_toys import GoodFamily
+
+    for inst in GoodFamily().instances():
+        for split in inst.splits:
+            md = inst.dataset(split, 0).metadata
+            assert md["varsortability"] == 1.0
+            assert 0.0 <= md["r2_sortability"] <= 1.0

@@ -10,7 +10,7 @@ varsortability study, Reisach et al. 2021).
 from __future__ import annotations
 
 import hashlib
-from typing import Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 import attrs
 import numpy as np
@@ -110,6 +110,69 @@ def r2_scores(x: np.ndarray) -> np.ndarray:
 def r2_sortability(x: np.ndarray, adjacency: np.ndarray, tol: float = 1e-9) -> Optional[float]:
     """Sortability by R² (Reisach et al. 2023) of (n × d) data: order leaks that survive standardisation."""
     return sortability(r2_scores(x), adjacency, tol)
+
+
+#: The dataset metadata keys of :func:`raw_sortabilities`, in this order.
+SORTABILITY_KEYS = ("varsortability", "r2_sortability")
+
+
+def _nan_variances(x: np.ndarray) -> np.ndarray:
+    """(d,) population variances, NaN ignored; ``nan`` for an all-NaN column, ``inf`` on overflow."""
+    import warnings
+
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column: nan, caught by the caller
+        return np.nanvar(x, axis=0)
+
+
+def _scale_defined(x: np.ndarray, var: np.ndarray) -> bool:
+    """Every column's variance ``var`` is finite, and positive unless the column is constant."""
+    if not np.all(np.isfinite(var)):
+        return False
+    zero = np.flatnonzero(var == 0.0)  # constant, or a spread that underflowed (rare: look closer)
+    return not any(np.nanmax(x[:, j]) > np.nanmin(x[:, j]) for j in zero)
+
+
+def raw_sortabilities(x: np.ndarray, adjacency: np.ndarray, tol: float = 1e-9) -> Dict[str, Optional[float]]:
+    """Both sortabilities of a raw table, as every family's dataset metadata carries them.
+
+    ``varsortability`` (Reisach, Seiler & Weichwald 2021, Def. 1: marginal
+    variances, NaN ignored) and ``r2_sortability`` (Reisach et al. 2023: R² of
+    each column on all others, on the complete rows when the table has NaN),
+    each a float in [0, 1] — the fraction of directed paths along which the
+    score increases, ties within ``tol`` counting ½ (:func:`sortability`; the
+    same numbers as CausalDisco's ``var_sortability`` / ``r2_sortability``).
+
+    A value is ``None`` exactly when it is undefined:
+
+    * the graph has no edges (no directed path to count), both;
+    * float64 cannot hold a column's variance (squared deviations overflow
+      to inf, or underflow to 0 for a column that is not constant), both;
+    * fewer than d + 1 complete rows (the regressions on d − 1 others
+      interpolate: every R² is 1), ``r2_sortability`` only.
+
+    Args:
+        x: (n × d) raw table (before standardisation; NaN allowed).
+        adjacency: (d × d) 0/1 true graph, row = parent.
+        tol: relative tie tolerance of :func:`sortability`.
+
+    Returns:
+        ``{"varsortability": v, "r2_sortability": r}`` (:data:`SORTABILITY_KEYS`).
+    """
+    x = np.asarray(x, dtype=float)
+    out: Dict[str, Optional[float]] = dict.fromkeys(SORTABILITY_KEYS)
+    if not np.any(np.asarray(adjacency) != 0):
+        return out
+    var = _nan_variances(x)  # the scores of varsortability(x, ...), computed once
+    if not _scale_defined(x, var):
+        return out
+    complete = x if not np.isnan(x).any() else x[~np.isnan(x).any(axis=1)]
+    # a constant column (tiny n) has no finite ratio: those pairs are not sorted, not an error
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["varsortability"] = sortability(var, adjacency, tol)
+        if complete.shape[0] > x.shape[1]:
+            out["r2_sortability"] = r2_sortability(complete, adjacency, tol)
+    return out
 
 
 def split_sizes(split: str, n: Optional[int] = None, n_obs: int = 800, n_int: int = 200) -> Tuple[int, int]:
@@ -213,7 +276,7 @@ def make_dataset(spec, family: str, split: str, replicate: int, standardise: boo
     Returns:
         A :class:`Dataset` (n × d) with masks, regime, true adjacency and
         metadata (seed, factors, varsortability and R²-sortability of the raw
-        data as shipped, target pool).
+        data as shipped (:func:`raw_sortabilities`), target pool).
 
     Raises:
         ValueError: unknown split, replicate out of range.
@@ -227,8 +290,7 @@ def make_dataset(spec, family: str, split: str, replicate: int, standardise: boo
         bad = [spec.names[j] for j in np.flatnonzero(~np.isfinite(x).all(axis=0))]
         raise FloatingPointError(f"SCM {spec.id!r} produced non-finite values in {bad}")
     adjacency = spec.adjacency()
-    with np.errstate(invalid="ignore", divide="ignore"):  # a constant column (tiny n) has no finite ratio
-        sortabilities = varsortability(x, adjacency), r2_sortability(x, adjacency)
+    sortabilities = raw_sortabilities(x, adjacency)
     metadata = {
         "family": family,
         "scm_id": spec.id,
@@ -240,8 +302,8 @@ def make_dataset(spec, family: str, split: str, replicate: int, standardise: boo
         "n_int": cell.n_int,
         "target_pool": [spec.names[i] for i in cell.target_pool],
         "standardised": bool(standardise),
-        "varsortability": sortabilities[0],
-        "r2_sortability": sortabilities[1],
+        "varsortability": sortabilities["varsortability"],
+        "r2_sortability": sortabilities["r2_sortability"],
         "factors": dict(spec.metadata),
     }
     if standardise:

@@ -17,8 +17,8 @@ Public API:
 * :func:`family_checks`, :func:`check_family`,
   :func:`parametrize_family_checks` — the same for a family plugin
   (:data:`FAMILY_CHECKS`: listing, factor tags, dataset shapes and masks,
-  true graph, finiteness, standardisation, determinism, replicates, no
-  truth leak, fingerprints).
+  true graph, finiteness, standardisation, both sortabilities of the raw
+  table, determinism, replicates, no truth leak, fingerprints).
 * :func:`make_linear_dataset`, :func:`make_chain_dataset` — small
   deterministic linear SCM tables with known truth (known-answer tests).
 
@@ -1176,6 +1176,59 @@ def check_family_fingerprint(info: Any, options: Dict[str, Any], settings: Dict[
         seen[fp] = inst.scm_id
 
 
+#: Largest difference accepted between a stored sortability and the recomputed one (both are
+#: ratios of path counts; a family computing them in another order of operations may differ by
+#: rounding, never by a pair of variables).
+SORTABILITY_ATOL = 1e-9
+
+
+def check_family_sortability(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    """Every split of every instance (replicate 0, standardised as the runner builds it) carries
+    metadata ``varsortability`` and ``r2_sortability`` of its *raw* table: each a finite float in
+    [0, 1] equal (within :data:`SORTABILITY_ATOL`) to
+    :func:`causalarena.protocol.raw_sortabilities` of ``dataset(..., standardise=False)`` and its
+    true graph — or ``None`` exactly where that is undefined (a graph without edges; a column whose
+    variance float64 cannot hold; for R², fewer complete rows than d + 1). The runner stores both
+    with every run (Reisach et al. 2021 / 2023); a missing value shows as "–" in the report."""
+    import math
+
+    from .protocol import SORTABILITY_KEYS, raw_sortabilities
+
+    for inst, split in _cells(info, options, settings):
+        ds = _dataset(info, inst, split)
+        raw = _dataset(info, inst, split, standardise=False)
+        T = ds.true_adjacency if ds.true_adjacency is not None else inst.true_adjacency()
+        ref = raw_sortabilities(raw.X, np.asarray(T))
+        for key in SORTABILITY_KEYS:
+            if key not in ds.metadata:
+                _ffail(info, f"metadata lacks {key!r}; set it to "
+                             f"causalarena.protocol.raw_sortabilities(raw X, true graph)[{key!r}] "
+                             "(None where undefined)", inst, split)
+            got, want = ds.metadata[key], ref[key]
+            if got is None:
+                if want is not None:
+                    _ffail(info, f"metadata[{key!r}] is None but it is defined for this table ({want:.6g} "
+                                 "from causalarena.protocol.raw_sortabilities of the raw table); None only "
+                                 "for a graph without edges, a scale float64 cannot hold or (R²) fewer "
+                                 "complete rows than d + 1", inst, split)
+                continue
+            if isinstance(got, bool) or not isinstance(got, (int, float, np.integer, np.floating)):
+                _ffail(info, f"metadata[{key!r}] is {type(got).__name__} {got!r}, expected a float in [0, 1] "
+                             "or None", inst, split)
+            got = float(got)
+            if not (math.isfinite(got) and 0.0 <= got <= 1.0):
+                _ffail(info, f"metadata[{key!r}] is {got!r}, expected a finite float in [0, 1] or None",
+                       inst, split)
+            if want is None:
+                _ffail(info, f"metadata[{key!r}] is {got:.6g} but it is undefined for this table (a graph "
+                             "without edges, a scale float64 cannot hold or (R²) fewer complete rows than "
+                             "d + 1): store None", inst, split)
+            if abs(got - want) > SORTABILITY_ATOL:
+                _ffail(info, f"metadata[{key!r}] is {got:.6g}, but the raw table (standardise=False) and true "
+                             f"graph give {want:.6g} (causalarena.protocol.raw_sortabilities); measure it on "
+                             "the raw rows of the same cell, not the standardised table", inst, split)
+
+
 #: (check_id, check) of the family kit, in the order they run.
 FAMILY_CHECKS: Tuple[Tuple[str, Callable[[Any, Dict[str, Any], Dict[str, Any]], None]], ...] = (
     ("registered", check_family_registered),
@@ -1186,6 +1239,7 @@ FAMILY_CHECKS: Tuple[Tuple[str, Callable[[Any, Dict[str, Any], Dict[str, Any]], 
     ("true_graph", check_family_true_graph),
     ("finite", check_family_finite),
     ("standardise", check_family_standardise),
+    ("sortability", check_family_sortability),
     ("deterministic", check_family_deterministic),
     ("replicates", check_family_replicates),
     ("no_truth_leak", check_family_no_truth_leak),

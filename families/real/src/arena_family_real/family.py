@@ -11,16 +11,22 @@ Instances:
   :class:`RealFamily`).
 
 Every instance is obs-only with a single replicate: the table is fixed, so
-further replicates would be identical.
+further replicates would be identical. Every dataset's metadata carries both
+sortabilities of its raw table, ``varsortability`` and ``r2_sortability``
+(:class:`RealTable`, :func:`causalarena.protocol.raw_sortabilities`).
 """
 
 from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any, Iterable, List, Sequence, Tuple, Union
+from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
 
+import attrs
+
+from causalarena.data import Dataset
 from causalarena.family import Family
+from causalarena.protocol import raw_sortabilities
 
 from .loader import FAMILY, TableInstance, load_table, read_edges, read_table
 
@@ -69,6 +75,42 @@ def sachs_files() -> Tuple[Path, Path, str]:
     return found[SACHS_DATA], found[SACHS_TARGET], dist.version
 
 
+@attrs.define(eq=False)
+class RealTable(TableInstance):
+    """A :class:`~arena_family_real.loader.TableInstance` whose datasets carry both sortabilities.
+
+    ``dataset(...)`` is the loader's table with ``metadata["r2_sortability"]``
+    added (R²-sortability, Reisach et al. 2023) next to ``varsortability``,
+    both of the raw rows of the cell (the subsample when ``n`` is given), as
+    :func:`causalarena.protocol.raw_sortabilities` defines them: ``None`` only
+    when undefined (a graph without edges, a column whose variance float64
+    cannot hold, fewer complete rows than d + 1); NaN rows are left out of the
+    R² regressions. A value the loader already set is kept.
+    """
+
+    @classmethod
+    def of(cls, inst: TableInstance) -> "RealTable":
+        """The same table as ``inst`` (fields shared, arrays not copied)."""
+        if isinstance(inst, cls):
+            return inst
+        return cls(**{f.name: getattr(inst, f.name) for f in attrs.fields(TableInstance) if f.init})
+
+    def dataset(self, split: str, replicate: int, standardise: bool = True,
+                protocol: str = "default", n: Optional[int] = None) -> Dataset:
+        """The loader's dataset of the cell, with ``r2_sortability`` in its metadata (see the class).
+
+        Raises:
+            ValueError: as :meth:`TableInstance.dataset` (split, replicate, ``n``).
+        """
+        ds = super().dataset(split, replicate, standardise=standardise, protocol=protocol, n=n)
+        if "r2_sortability" in ds.metadata:
+            return ds
+        raw = ds if not standardise else super().dataset(split, replicate, standardise=False,
+                                                          protocol=protocol, n=n)
+        ds.metadata["r2_sortability"] = raw_sortabilities(raw.X, self.adjacency)["r2_sortability"]
+        return ds
+
+
 @functools.lru_cache(maxsize=1)
 def sachs_instance() -> TableInstance:
     """The Sachs flow-cytometry instance (cached: the files are read once).
@@ -86,7 +128,7 @@ def sachs_instance() -> TableInstance:
     columns, X = read_table(data_path)
     A, cycles = read_edges(target_path, columns, allow_cycles=True)
     source = f"cdt {version} cyto_full"
-    return TableInstance(
+    return RealTable(
         family=FAMILY, scm_id="sachs", columns=columns, X_raw=X, adjacency=A,
         source=source, cycles=cycles,
         factors={"source": source, "domain": "biology", "d": len(columns), "n": int(X.shape[0])},
@@ -181,10 +223,10 @@ class RealFamily(Family):
         if sachs:
             yield sachs_instance()
         for csv_path, edges in _as_pairs(self.options.get("tables") or ()):
-            yield load_table(csv_path, edges)
+            yield RealTable.of(load_table(csv_path, edges))
         if self.options.get("folder"):
             for name, csv_path, edges in folder_pairs(self.options["folder"]):
-                yield load_table(csv_path, edges, name=name)
+                yield RealTable.of(load_table(csv_path, edges, name=name))
 
     def instances(self) -> List[TableInstance]:
         """All instances (built once per family object)."""
@@ -203,5 +245,5 @@ class RealFamily(Family):
         return list(self._instances)
 
 
-__all__: Sequence[str] = ("RealFamily", "sachs_instance", "sachs_files", "folder_pairs",
+__all__: Sequence[str] = ("RealFamily", "RealTable", "sachs_instance", "sachs_files", "folder_pairs",
                           "SACHS_COLUMNS", "SACHS_CITATION")
