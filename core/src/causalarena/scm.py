@@ -728,15 +728,23 @@ class SCM:
         after its primary one), then the dependent root block, if any,
         overwrites its roots' columns; so a seed fixes every column.
         """
-        e = np.zeros((n, self.exo_width))
+        # Filled column by column through a (exo_width × n) buffer, so every write
+        # is contiguous; the result is its transpose (a column-major view: the
+        # same values, and propagate reads its columns contiguously).
+        et = np.zeros((self.exo_width, n))
+        e = et.T
         for j in self.order:
             if self._roots[j] is not None:
-                e[:, j] = self._roots[j].sample(n, rng)
+                et[j] = self._roots[j].sample(n, rng)
             elif self._noises[j] is not None:
                 draw = np.asarray(self._noises[j].sample(n, rng), dtype=np.float64)
-                e[:, self._exo_cols[j]] = draw.reshape(n, -1)
+                cols = self._exo_cols[j]
+                if len(cols) == 1:
+                    et[j] = draw.reshape(n)
+                else:
+                    e[:, cols] = draw.reshape(n, -1)
                 if self._extra_col[j] is not None:
-                    e[:, self._extra_col[j]] = rng.standard_normal(n)
+                    et[self._extra_col[j]] = rng.standard_normal(n)
         if self._dependency is not None:
             e[:, self._dependency_cols] = self._dependency.sample(n, rng)
         return e
@@ -806,9 +814,24 @@ class SCM:
                 else:
                     raise ValueError(f"intervention-stage stressor {st.kind!r} has effect {st.effect!r}; "
                                      "expected 'soften' or 'shift' (Stressor.effect)")
+        roots, mechanisms, noises, outs = self._roots, self._mechanisms, self._noises, self._out
         for j in self.order:
-            if self._roots[j] is not None:
+            if roots[j] is not None:
                 col = exogenous[:, j].copy()
+            elif (noises[j] is not None and type(noises[j]).apply is Noise.apply
+                  and not (shift_mask is not None and shifts and j in shifts)):
+                # Fast path, same bytes as signal() + apply_noise(): an additive noise
+                # (Noise.apply: signal + eps[:, 0], eps[:, 0] = column j) and no shift.
+                # Subtracting 0.0 and dividing by 1.0 are exact, so they are skipped
+                # (the sum with the noise column makes a fresh array either way).
+                sig = mechanisms[j](x[:, self.parents[j]])
+                loc, scale = outs[j]
+                if loc != 0.0 or scale != 1.0:
+                    sig = (sig - loc) / scale
+                col = sig + exogenous[:, j]
+                extra = self._extra_col[j]
+                if extra is not None:
+                    col = col + float(noises[j]._params["extra_scale"]) * exogenous[:, extra]
             else:
                 pa = x[:, self.parents[j]]
                 sig = self.signal(j, pa)
