@@ -186,21 +186,28 @@ def test_closing_the_worker_after_a_healthy_fit_leaves_no_process(toys, marker, 
 
 
 RUNNER = """
-import sys
+import os, time
 from causalarena.runner import WorkerHandle
 w = WorkerHandle(env={{"PYTHONPATH": {moddir!r}}})
 w.start()
-assert w.load("hygiene_toys:Spawns", {{"marker": {marker!r}, "kind": {kind!r}, "then": "hang",
+assert w.load("hygiene_toys:Spawns", {{"marker": {marker!r}, "kind": {kind!r}, "then": {then!r},
                                        "readyfile": {ready!r}}})["status"] == "ok"
-w.fit({npz!r}, 0, budget_s=600, run_id="k")
+assert w.fit({npz!r}, 0, budget_s=600, run_id="k")["status"] == "ok"  # then == "ok": the worker is idle
+os.rename({ready!r}, {ready!r} + ".idle")
+time.sleep(600)
 """
 
 
+@pytest.mark.parametrize("then", ["hang", "ok"])
 @pytest.mark.parametrize("kind", KINDS)
-def test_a_sigkilled_runner_leaves_no_worker_and_no_process_the_method_started(toys, marker, kind, tmp_path):
+def test_a_sigkilled_runner_leaves_no_worker_and_no_process_the_method_started(toys, marker, kind, then,
+                                                                              tmp_path):
+    """The runner dies mid-fit (``hang``) or between fits (``ok``: the idle worker sees EOF)."""
     moddir, npz = toys
     ready = tmp_path / "ready"
-    script = RUNNER.format(moddir=moddir, marker=marker, kind=kind, ready=str(ready), npz=npz)
+    script = RUNNER.format(moddir=moddir, marker=marker, kind=kind, then=then, ready=str(ready), npz=npz)
+    if then == "ok":
+        ready = tmp_path / "ready.idle"
     proc = subprocess.Popen([sys.executable, "-c", script])
     try:
         deadline = time.monotonic() + 60

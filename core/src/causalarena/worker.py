@@ -82,7 +82,9 @@ parent dies (the worker is re-parented: a runner killed with SIGKILL) it
 SIGKILLs every process the method started — the worker's descendants,
 including ``start_new_session=True`` children outside its process group, and
 every process carrying the token (daemons whose parent already exited and
-were re-parented away from the worker's tree) — then exits with code 3. So
+were re-parented away from the worker's tree) — then exits with code 3. The
+worker does the same when it stops serving (``shutdown`` or EOF on the
+protocol: an idle worker whose runner died sees EOF first). So
 a killed runner leaves neither workers nor their children behind. (A method
 holding the GIL in C code delays the watchdog until it returns; a child that
 replaces its environment loses the token and is found only while it is the
@@ -432,9 +434,14 @@ def main(argv: Optional[list] = None) -> int:
         memory_mb = None
     channel = _protect_stdout()
     requests = _protect_stdin()
-    threading.Thread(target=_watch_parent, args=(os.getppid(), os.environ.get(TOKEN_ENV) or None),
-                     daemon=True).start()
-    return Worker(memory_mb, rlimit).serve(requests, channel)
+    token = os.environ.get(TOKEN_ENV) or None
+    threading.Thread(target=_watch_parent, args=(os.getppid(), token), daemon=True).start()
+    try:
+        return Worker(memory_mb, rlimit).serve(requests, channel)
+    finally:
+        # shutdown or EOF (an idle worker whose runner died sees EOF before its watchdog fires):
+        # nothing the method started outlives the worker
+        kill_method_processes(token)
 
 
 if __name__ == "__main__":
