@@ -1,0 +1,46 @@
+"""scripts/demo runs exactly the methods the README names (issue 12 item 17).
+
+Before, the demo ran every installed method (install fci and it ran fci
+too). Now it passes ``--methods`` with the seven methods the README's quick
+start names, which are also the seven plugins it installs.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _readme_methods():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index("`scripts/demo` installs")
+    para = text[start:text.index("\n\n", start)]
+    seven = re.search(r"seven\s+methods of this release \(([^)]*)\)", para)
+    assert seven, "README quick start no longer names the demo's seven methods"
+    return re.findall(r"`([a-z_]+)`", seven.group(1))
+
+
+def _demo_commands():
+    text = (ROOT / "scripts" / "demo").read_text(encoding="utf-8")
+    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    return body.replace("\\\n", " ")
+
+
+def test_demo_runs_exactly_the_readme_methods():
+    named = _readme_methods()
+    assert len(named) == 7
+    script = _demo_commands()
+    m = re.search(r"^METHODS=(\S+)$", script, re.M)
+    assert m, "scripts/demo sets no METHODS list"
+    methods = m.group(1).split(",")
+    assert methods == named
+    installed = re.findall(r"\./plugins/([a-z_]+)", script)
+    assert installed == named
+    run = next(line for line in script.splitlines() if "/bin/arena\" run" in line)
+    words = shlex.split(run.replace('"$METHODS"', m.group(1)))
+    assert words[words.index("--methods") + 1] == m.group(1)
+    # user arguments come last, so `./scripts/demo --methods pc,ges` still narrows the run
+    assert words[-1] == "$@"
