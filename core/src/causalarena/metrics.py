@@ -263,7 +263,7 @@ def _consistent_extension(directed: np.ndarray, undirected: np.ndarray,
     """
     d = directed.shape[0]
     adjacent = directed | directed.T | undirected
-    nonadjacent = (~adjacent & ~np.eye(d, dtype=bool)).astype(np.int64)
+    nonadjacent = (~adjacent & ~np.eye(d, dtype=bool)).astype(np.float64)  # float: BLAS; counts ≤ d are exact
     oriented = np.zeros_like(directed)
     remaining = np.ones(d, dtype=bool)
     while remaining.any():
@@ -274,7 +274,7 @@ def _consistent_extension(directed: np.ndarray, undirected: np.ndarray,
         sink = remaining & ~(directed & rem).any(axis=1)
         # ... whose undirected neighbours are adjacent to all its other neighbours:
         # violations[x, z] = number of undirected neighbours y of x not adjacent to z
-        violations = und.astype(np.int64) @ (nonadjacent * remaining[:, None])
+        violations = und.astype(np.float64) @ (nonadjacent * remaining[:, None])
         eligible = sink & ~((violations > 0) & adj).any(axis=1)
         candidates = np.flatnonzero(eligible)
         if candidates.size == 0:  # (a remaining node without edges would be eligible)
