@@ -66,7 +66,7 @@ def test_validate_and_card_commands_on_the_shipped_pools(tmp_path):
 def test_card_components_and_commands_are_listed_from_arena_cards():
     rows = json.loads(run_arena("plugins", "--json").stdout)
     mine = {(r["kind"], r["name"]) for r in rows if r["distribution"] == "arena-cards"}
-    assert mine == {("component", "card_root"), ("component", "card_expression"), ("component", "card_channel"),
+    assert mine == {("root distribution", "card_root"), ("mechanism", "card_expression"), ("noise", "card_channel"),
                     ("command", "validate"), ("command", "card")}
     assert "validate" in run_arena("--help").stdout
 

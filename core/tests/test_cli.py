@@ -244,6 +244,18 @@ def test_a_known_command_that_is_not_installed_names_its_distribution(reg, capsy
     assert code == 2 and "comes with arena-cards" in err
 
 
+def test_unknown_and_abbreviated_options_are_refused_by_the_subcommand(reg, capsys):
+    # `--metods` used to be reported by the top-level parser (arena's usage, no hint), and argparse's
+    # prefix matching silently took `--method pc` for `--methods pc`
+    for bad, hint in (("--metods", "--methods"), ("--method", "--methods"), ("--replicate", "--replicates")):
+        with pytest.raises(SystemExit) as exc:
+            main(["run", bad, "2"], registry=reg)
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert err.splitlines()[0].startswith("usage: arena run ")
+        assert f"arena run: error: unrecognized arguments: {bad} 2; did you mean '{hint}'?" in err
+
+
 def test_a_command_name_provided_twice_names_both_distributions():
     class Dup:
         __distribution__ = "arena-dup"

@@ -25,12 +25,16 @@ Exit codes: 0 success, 1 runtime failure, 2 bad arguments.
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import sys
 import traceback
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Dict, Iterable, Optional, Sequence
 
 from .commands._common import REGISTRY_ATTR, UsageError, parse_family_options  # noqa: F401 - re-exported
+
+#: where build_parser leaves {command name: its subparser} on the parsed namespace
+SUBPARSERS_ATTR = "_arena_subparsers"
 
 #: Commands this project's other distributions provide, for the error of one that is not installed
 #: (data only: the core imports none of them).
@@ -93,13 +97,16 @@ def build_parser(registry=None, configure: Iterable[str] = ()) -> argparse.Argum
     epilog = None
     if registry.errors:
         epilog = f"{len(registry.errors)} plugin error(s); `arena plugins` lists them"
-    p = argparse.ArgumentParser(prog="arena", epilog=epilog,
+    # allow_abbrev=False: `--method pc` must not silently mean `--methods pc` (nor `--family` `--family-option`)
+    p = argparse.ArgumentParser(prog="arena", epilog=epilog, allow_abbrev=False,
                                 description="CausalArena: benchmark causal discovery methods "
                                             "on executable SCMs under one shared protocol.")
     sub = p.add_subparsers(dest="command", required=True)
+    subparsers: Dict[str, argparse.ArgumentParser] = {}
     for name, info in _ordered(registry.commands):
         sp = sub.add_parser(name, help=info.help, description=info.description or info.help or None,
-                            add_help=not info.passthrough)
+                            add_help=not info.passthrough, allow_abbrev=False)
+        subparsers[name] = sp
         if name in wanted and not info.passthrough:
             command = load_command(info)
             try:
@@ -110,6 +117,7 @@ def build_parser(registry=None, configure: Iterable[str] = ()) -> argparse.Argum
                 raise PluginLoadError(f"command {name!r} of {info.distribution} {info.version}: "
                                       f"configure() raised {type(exc).__name__}: {exc}") from exc
             sp.set_defaults(func=command.run)
+    p.set_defaults(**{SUBPARSERS_ATTR: subparsers})
     return p
 
 
@@ -126,7 +134,14 @@ def _dispatch(argv: Sequence[str], name: str, registry) -> int:
     if info is not None and info.passthrough:  # everything after the name belongs to the command (incl. --help)
         return int(load_command(info).main(list(argv[1:])) or 0)
     parser = build_parser(registry, configure=[name] if info is not None else ())
-    args = parser.parse_args(list(argv))
+    args, extra = parser.parse_known_args(list(argv))
+    if extra:  # reported by the subcommand's own parser (its usage), with the closest option
+        sp = getattr(args, SUBPARSERS_ATTR, {}).get(name, parser)
+        options = [o for action in sp._actions for o in action.option_strings]  # noqa: SLF001 - argparse API
+        close = [difflib.get_close_matches(e.split("=")[0], options, n=1) for e in extra if e.startswith("-")]
+        hint = "; did you mean " + ", ".join(repr(c[0]) for c in close if c) + "?" if any(close) else ""
+        sp.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+    delattr(args, SUBPARSERS_ATTR)
     setattr(args, REGISTRY_ATTR, registry)
     return int(args.func(args) or 0)
 

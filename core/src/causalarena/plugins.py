@@ -150,11 +150,16 @@ class Registry:
         return sorted(r.name for r in self.components.values() if r.kind == kind)
 
     def as_rows(self) -> List[dict]:
-        """One dict per record (kind, name, distribution, version) + errors."""
+        """One dict per record (kind, name, distribution, version) + errors.
+
+        A component's ``kind`` is its component kind with spaces (``"root
+        distribution"``, ``"mechanism"``, ``"noise"`` …), not ``"component"``.
+        """
         rows = []
         for kind in RECORD_TYPES:
             for rec in self.kind(kind).values():
-                rows.append({"kind": _singular(kind),
+                # a component's row names its kind ("noise"), so two of one name stay apart
+                rows.append({"kind": rec.kind.replace("_", " ") if kind == "components" else _singular(kind),
                              "name": rec.name, "distribution": rec.distribution,
                              "version": rec.version, "description": rec.description})
         for err in self.errors:
