@@ -100,7 +100,7 @@ def test_export_release_has_factor_tags_and_audit_records(tmp_path):
     assert manifest["instances"][0]["scm_id"] == "er-d10-000" and manifest["audit_passed"] == 1
     folder = out / "synthetic__er-d10-000"
     factors = json.loads((folder / "factors.json").read_text())
-    assert factors["factors"]["generator"] == "synthetic@1" and factors["factors"]["graph"] == "er"
+    assert factors["factors"]["generator"] == "synthetic@2" and factors["factors"]["graph"] == "er"
     assert len(factors["edges"]) == factors["factors"]["n_edges"]
     assert json.loads((folder / "audit.json").read_text())["passed"] is True
 

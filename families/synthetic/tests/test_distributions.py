@@ -330,7 +330,8 @@ def test_rff_heteroskedastic_known_answer():
     assert noise.n_inputs() == 1
     # g(x) = 0.5·√(2/2)·(cos(x/2) − cos(x + π/2)); g(0) = 0.5, g(π) = 0.5·(0 − cos(3π/2)) = 0
     x = np.array([[0.0], [math.pi]])
-    assert noise.latent(x) == pytest.approx([0.5, 0.0], abs=1e-12)
+    # float32 evaluation (the RFF numeric policy, generator synthetic@2): ~1e-7 absolute here
+    assert noise.latent(x) == pytest.approx([0.5, 0.0], abs=1e-6)
     assert noise.conditional_scale(x) == pytest.approx([math.log1p(math.exp(0.5)), math.log(2.0)])
     rng = np.random.default_rng(8)
     parents = np.zeros((N, 1))

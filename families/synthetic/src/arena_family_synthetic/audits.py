@@ -21,7 +21,7 @@ resample and record why, and ``arena audit`` can print it.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -143,15 +143,24 @@ def audit_cell(spec: Any, family: str, split: str, replicate: int, protocol: str
 
 
 def audit_instance(instance: Any, splits: Optional[Sequence[str]] = None, replicates: Optional[int] = None,
-                   protocol: str = "default") -> Dict[str, Any]:
+                   protocol: str = "default", passed: Iterable[Tuple[str, str, int, str]] = ()) -> Dict[str, Any]:
     """Audit every (split, replicate) table of an SCM instance.
+
+    Args:
+        passed: cells ``(family, split, replicate, protocol)`` already audited
+            by :func:`audit_cell` with its default thresholds *on this very
+            spec* and passed — the release gate of generation
+            (:meth:`.family.SyntheticFamily.release_gate`). Such a table is
+            counted and not sampled or audited again: the same seeds give the
+            same table and the same verdict.
 
     Returns:
         ``{"scm_id", "tables", "passed", "failures": [{"split", "replicate",
-        "reason"}], "generation": {...}}`` where ``generation`` copies the
+        "reason"}], "generation": {...}, "reused_tables"}`` where ``generation`` copies the
         resample statistics the family recorded in the spec metadata
         (``graph_attempts``, ``graph_rejections``, ``data_attempts``,
-        ``data_rejections``) when present.
+        ``data_rejections``) when present, and ``reused_tables`` counts the
+        tables taken from ``passed``.
 
     Raises:
         TypeError: the instance has no executable spec (a real table).
@@ -159,19 +168,25 @@ def audit_instance(instance: Any, splits: Optional[Sequence[str]] = None, replic
     spec = getattr(instance, "spec", None)
     if spec is None:
         raise TypeError(f"{instance.family}/{instance.scm_id} has no executable SCM spec to audit")
-    scm = spec.compile()
+    done = set(passed)
+    scm = None
     failures = []
-    tables = 0
+    tables = reused = 0
     for split in (splits or instance.splits):
         for rep in range(replicates if replicates is not None else instance.n_replicates):
             tables += 1
+            if (instance.family, split, rep, protocol) in done:
+                reused += 1
+                continue
+            if scm is None:
+                scm = spec.compile()
             for reason in audit_cell(spec, instance.family, split, rep, protocol, scm=scm):
                 failures.append({"split": split, "replicate": rep, "reason": reason})
     meta = dict(spec.metadata)
     generation = {k: meta[k] for k in ("graph_attempts", "graph_rejections", "data_attempts", "data_rejections")
                   if k in meta}
     return {"scm_id": instance.scm_id, "tables": tables, "passed": not failures, "failures": failures,
-            "generation": generation}
+            "generation": generation, "reused_tables": reused}
 
 
 # ---------------------------------------------------------------------------
@@ -194,7 +209,8 @@ def _audit_one(task) -> Dict[str, Any]:
         if getattr(inst, "error", None):  # the family could not generate it (e.g. audits exhausted)
             raise RuntimeError(inst.error)
         t1 = time.perf_counter()
-        record = audit_instance(inst, splits, replicates, protocol)
+        gate = getattr(fam, "release_gate", None)  # the tables generation's release gate already passed
+        record = audit_instance(inst, splits, replicates, protocol, passed=gate(inst) if gate else ())
         record["factors"] = {k: v for k, v in dict(inst.factors).items()
                              if isinstance(v, (str, int, float, bool, list)) or v is None}
         record["node_tags"] = [dict(n.tags) for n in inst.spec.nodes]

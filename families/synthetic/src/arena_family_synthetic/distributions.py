@@ -427,6 +427,13 @@ class RFFHeteroskedasticNoise(Noise):
     [0.25, 3.0], output scale ∈ [0.3, 1.8]; softplus gives the per-row noise
     scale.
 
+    Numeric policy (as the ``rff`` mechanism): g is evaluated in float32,
+    element-wise, in row blocks of fixed size
+    (:func:`arena_family_synthetic.mechanisms.rff_features_sum`), so a row's
+    noise scale depends only on that row's parents — not on the batch size,
+    the other rows or the BLAS thread count; softplus and the product with z
+    are float64.
+
     Raises:
         ValueError: (``apply``) the parents matrix does not have k columns.
     """
@@ -445,6 +452,12 @@ class RFFHeteroskedasticNoise(Noise):
             if v.shape != (w.shape[0],) or not np.all(np.isfinite(v)):
                 raise ValueError(f"{self.kind}: {name!r} must be a finite list of D = {w.shape[0]} numbers")
         self.frequencies = w
+        # the float32 operands of the numeric policy: scales in float64, rounded once
+        d = w.shape[0]
+        self._rff32 = ((w.T / float(self.length_scale)).astype(np.float32),
+                       np.asarray(self.phases, dtype=float).astype(np.float32),
+                       (float(self.output_scale) * math.sqrt(2.0 / d)
+                        * np.asarray(self.coefficients, dtype=float)).astype(np.float32))
 
     def n_inputs(self) -> int:
         """k, the number of parents the frequencies were drawn for."""
@@ -456,9 +469,9 @@ class RFFHeteroskedasticNoise(Noise):
         if parents.ndim != 2 or parents.shape[1] != self.n_inputs():
             raise ValueError(f"{self.kind}: parameters are for {self.n_inputs()} parents, got parents of shape "
                              f"{parents.shape}")
-        d = len(self.phases)
-        feats = np.cos(parents @ (self.frequencies.T / self.length_scale) + self.phases)
-        return self.output_scale * math.sqrt(2.0 / d) * (feats @ self.coefficients)
+        from .mechanisms import rff_features_sum
+
+        return rff_features_sum(parents, *self._rff32)
 
     def conditional_scale(self, parents: np.ndarray) -> np.ndarray:
         """(n,) noise sd softplus(g(parents))."""

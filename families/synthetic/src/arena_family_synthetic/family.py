@@ -157,6 +157,20 @@ def _draw_equations(cid: S.ConfigId, a: np.ndarray, graph_record: Dict[str, Any]
     return calibrate_outputs(spec, n=PILOT_N, seed=int(rng.integers(2**63)), strength=strength)
 
 
+def release_gate_cells() -> List[Tuple[str, str, int, str]]:
+    """The cells the release gate of :func:`pilot_audit` audits, as ``(family, split, replicate, protocol)``.
+
+    Both splits × 5 replicates of the default protocol under the family name
+    ``"synthetic"``, with :func:`.audits.audit_cell`'s release thresholds. A
+    spec :func:`generate_spec` returns has passed every one of them, so
+    ``arena audit`` reuses these results instead of sampling and auditing
+    the same ten tables again (:meth:`SyntheticFamily.release_gate`).
+    """
+    from causalarena.protocol import N_REPLICATES
+
+    return [("synthetic", split, rep, "default") for split in ("obs", "obs_int") for rep in range(N_REPLICATES)]
+
+
 def pilot_audit(spec: SCMSpec) -> List[str]:
     """The App. A.2 dataset audits: a pilot obs and obs+int table, then the release gate.
 
@@ -172,7 +186,8 @@ def pilot_audit(spec: SCMSpec) -> List[str]:
 
     scm = spec.compile()
     cells = [(PILOT_FAMILY, split, 0, PILOT_MAX_ABS_CORR) for split in ("obs", "obs_int")]
-    cells += [("synthetic", split, rep, None) for split in ("obs", "obs_int") for rep in range(N_REPLICATES)]
+    cells += [(family, split, rep, None) for family, split, rep, _ in release_gate_cells()]
+    assert N_REPLICATES == len(release_gate_cells()) // 2
     for family, split, rep, corr in cells:
         kwargs = {"max_abs_corr": corr} if corr is not None else {}
         problems = audit_cell(spec, family, split, rep, scm=scm, **kwargs)
@@ -427,6 +442,7 @@ class SyntheticFamily(Family):
         self.fresh = fresh
         self.n_replicates = int(n_replicates)
         self._cache: Dict[str, SCMInstance] = {}
+        self._gated: Dict[str, SCMSpec] = {}  # scm id -> the spec generate_spec returned (release gate passed)
         # the checked options, so that a worker process rebuilds the same family (``audit``)
         super().__init__(dims=self.dims, graphs=self.graphs, per_cell=self.per_cell, pool=self.pool,
                          fresh=self.fresh, n_replicates=self.n_replicates)
@@ -488,7 +504,22 @@ class SyntheticFamily(Family):
                 return self._cache[scm_id]
             self._cache[scm_id] = SCMInstance(family=self.name, scm_id=scm_id, spec=spec,
                                               n_replicates=self.n_replicates, factors=dict(spec.metadata))
+            self._gated[scm_id] = spec
         return self._cache[scm_id]
+
+    def release_gate(self, instance: Any) -> List[Tuple[str, str, int, str]]:
+        """The cells of ``instance`` its release gate has audited and passed in this process.
+
+        :func:`generate_spec` returns only specs that passed every cell of
+        :func:`release_gate_cells`; for an instance this family generated (the
+        same spec object, not a copy or a spec read from disk) those results
+        stand and :func:`.audits.audit_instance` need not repeat them. Empty for
+        anything else.
+        """
+        scm_id = getattr(instance, "scm_id", None)
+        if scm_id is None or self._gated.get(scm_id) is not getattr(instance, "spec", None):
+            return []
+        return release_gate_cells()
 
     def instances(self) -> List[SCMInstance]:
         return [self.instance(cid) for cid in self.config_ids()]

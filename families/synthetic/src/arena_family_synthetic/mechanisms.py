@@ -513,6 +513,57 @@ class RegimeSwitching(_CatalogueMechanism):
 
 # -- random Fourier features ----------------------------------------------------------------
 
+#: rows per block of the random-Fourier-feature evaluation (memory only: results do not depend on it)
+RFF_BLOCK_ROWS = 256
+
+
+def rff_features_sum(parents: Any, frequencies: np.ndarray, phases: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Σ_i weights_i · cos(Σ_j x_j · frequencies[j, i] + phases_i) per row, in float32 (the RFF numeric policy).
+
+    Args:
+        parents: (n × k) inputs x (cast to float32).
+        frequencies: (k × m) float32, already divided by the length scale.
+        phases, weights: (m,) float32.
+
+    Returns:
+        (n,) float64 (the float32 sums, widened).
+
+    Numeric policy (generator ``synthetic@2``): everything in float32 — the
+    cosines are the cost of this family's generation, and numpy's float32
+    cosine is several times faster than float64 — with element-wise numpy
+    operations only, never a BLAS product: the arguments are built as
+    phases + x_1·ω_1 + … + x_k·ω_k in that order (one multiply and one add per
+    parent, each correctly rounded), and each row's sum over the m features
+    is numpy's pairwise sum of that row alone. So a row's value depends only
+    on its own inputs — not on n, on the other rows, on the row's position in
+    a batch (the intervention audit re-propagates subsets of rows) or on the
+    BLAS thread count — and regenerates bit for bit. Rows are processed in
+    blocks of :data:`RFF_BLOCK_ROWS` to bound the (rows × m) buffers; the block
+    size does not change any value. Relative error against float64 ≈ 1e-6
+    (an input above float32's range, ~3.4e38, becomes inf and the output NaN,
+    which the audits reject as non-finite).
+    """
+    x = np.asarray(parents, dtype=np.float32)
+    if x.ndim == 1:
+        x = x[:, None]
+    n, k = x.shape
+    m = phases.shape[0]
+    out = np.empty(n)
+    b = min(n, RFF_BLOCK_ROWS)
+    z_buf = np.empty((b, m), dtype=np.float32)
+    t_buf = np.empty((b, m), dtype=np.float32)
+    for start in range(0, n, RFF_BLOCK_ROWS):
+        stop = min(n, start + RFF_BLOCK_ROWS)
+        z, t = z_buf[: stop - start], t_buf[: stop - start]
+        z[...] = phases
+        for j in range(k):
+            np.multiply(x[start:stop, j:j + 1], frequencies[j], out=t)
+            z += t
+        np.cos(z, out=z)
+        z *= weights
+        out[start:stop] = z.sum(axis=1)
+    return out
+
 
 class RandomFourierFeatures(_CatalogueMechanism):
     """Random-Fourier-feature function (a GP draw with an RBF kernel, Rahimi & Recht 2007).
@@ -525,6 +576,12 @@ class RandomFourierFeatures(_CatalogueMechanism):
     App. A.1 "RFF/GP-style": 64–256 features, length scales in [0.25, 3.0],
     output scales in [0.4, 2.5]. The features are stored in the spec
     (``frequencies`` is (k × m): up to 8 × 256 numbers for k = 8).
+
+    Numeric policy: the features are evaluated in float32, element-wise, in
+    row blocks of :data:`RFF_BLOCK_ROWS` (:func:`rff_features_sum`): a row's
+    value depends only on that row, never on the batch size, the other rows or
+    the BLAS thread count; the scales (ω / length_scale and output_scale ·
+    √(2/m) · a) are computed in float64 and rounded to float32 once.
 
     Parameters: ``frequencies`` (k × m), ``phases`` (m), ``amplitudes`` (m),
     ``length_scale`` (> 0), ``output_scale``.
@@ -541,15 +598,13 @@ class RandomFourierFeatures(_CatalogueMechanism):
         self._k, m = self.frequencies.shape
         self.phases = self._vector("phases", length=m)
         self.amplitudes = self._vector("amplitudes", length=m)
-        self._scaled_frequencies = self.frequencies / self.length_scale
-        self._weights = (self.output_scale * math.sqrt(2.0 / m)) * self.amplitudes
+        self._scaled_frequencies = (self.frequencies / self.length_scale).astype(np.float32)
+        self._weights = ((self.output_scale * math.sqrt(2.0 / m)) * self.amplitudes).astype(np.float32)
+        self._phases32 = self.phases.astype(np.float32)
 
     def __call__(self, parents):
-        # n × m cosines dominate the cost: computed in place, one (n × m) buffer
-        z = np.asarray(parents, dtype=float) @ self._scaled_frequencies
-        z += self.phases
-        np.cos(z, out=z)
-        return z @ self._weights
+        # n × m float32 cosines, row blocks (the numeric policy: rff_features_sum)
+        return rff_features_sum(parents, self._scaled_frequencies, self._phases32, self._weights)
 
     @classmethod
     def draw(cls, k, rng):

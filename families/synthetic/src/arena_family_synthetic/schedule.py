@@ -3,7 +3,7 @@
 The pool crosses 10 graph families × d ∈ {10, 20, 30, 50, 100} × 20 slots =
 1,000 configurations. Slots 0–9 of every block are the **public** half (ids
 ``er-d10-003``), slots 10–19 the **reserved** half (ids ``er-d10-r013``).
-Public seeds are SHA-256 of the generator version and the id, so anyone
+Public seeds are SHA-256 of the seed namespace (:data:`SEED_VERSION`, `synthetic@1`) and the id, so anyone
 regenerates them; reserved seeds are HMAC-SHA256 under a key the operator
 holds in the environment variable :data:`KEY_ENV` (never in the repo), so
 without it a reserved configuration can neither be regenerated nor guessed.
@@ -32,7 +32,7 @@ import os
 import re
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
-from . import GENERATOR_VERSION
+from . import SEED_VERSION
 
 DIMS = (10, 20, 30, 50, 100)
 SLOTS_PER_BLOCK = 20
@@ -131,7 +131,7 @@ def parse_id(config_id: str) -> ConfigId:
     return cid
 
 
-def config_seed(config_id: str, version: str = GENERATOR_VERSION, key: Optional[str] = None) -> int:
+def config_seed(config_id: str, version: str = SEED_VERSION, key: Optional[str] = None) -> int:
     """The 64-bit seed of a configuration.
 
     Public ids: SHA-256 of ``version`` and the id (stable everywhere).
