@@ -19,8 +19,14 @@ from causalarena.scm import ComponentSpec, NodeSpec, SCMSpec
 NAME = "toy"
 
 
-def chain_spec(scm_id: str, weight: float) -> SCMSpec:
-    """a → b → c, linear-Gaussian: a ~ N(0, 1), b = w·a + N(0, 0.5²), c = w·b + N(0, 0.5²)."""
+#: column order of the toy chains: not the causal order a, b, c (the kit's ``column_order`` check;
+#: forward share of the three directed paths a→b, b→c, a→c = 1/3)
+CHAIN_COLUMNS = ("b", "c", "a")
+
+
+def chain_spec(scm_id: str, weight: float, columns: tuple = CHAIN_COLUMNS) -> SCMSpec:
+    """a → b → c, linear-Gaussian: a ~ N(0, 1), b = w·a + N(0, 0.5²), c = w·b + N(0, 0.5²);
+    the nodes (dataset columns) in the order ``columns``."""
     def child(name: str, parent: str) -> NodeSpec:
         return NodeSpec(name=name, role="mechanism", parents=(parent,),
                         mechanism=ComponentSpec(kind="linear", params={"weights": [weight], "bias": 0.0}),
@@ -28,23 +34,34 @@ def chain_spec(scm_id: str, weight: float) -> SCMSpec:
 
     root = NodeSpec(name="a", role="root",
                     root_distribution=ComponentSpec(kind="gaussian", params={"loc": 0.0, "scale": 1.0}))
-    return SCMSpec(id=scm_id, nodes=(root, child("b", "a"), child("c", "b")),
+    nodes = {"a": root, "b": child("b", "a"), "c": child("c", "b")}
+    return SCMSpec(id=scm_id, nodes=tuple(nodes[v] for v in columns),
                    metadata={"graph": "chain", "d": 3, "weight": weight})
 
 
-def _instances(cls: type = SCMInstance, ids: tuple = ("chain-w1", "chain-w2")) -> List[SCMInstance]:
-    return [cls(family=NAME, scm_id=sid, spec=chain_spec(f"{NAME}/{sid}", float(k + 1)),
+def _instances(cls: type = SCMInstance, ids: tuple = ("chain-w1", "chain-w2"),
+               columns: tuple = CHAIN_COLUMNS) -> List[SCMInstance]:
+    return [cls(family=NAME, scm_id=sid, spec=chain_spec(f"{NAME}/{sid}", float(k + 1), columns),
                 factors={"graph": "chain", "d": 3, "weight": float(k + 1)})
             for k, sid in enumerate(ids)]
 
 
 class GoodFamily(Family):
-    """Two linear-Gaussian chains with obs and obs+int splits: passes every check."""
+    """Two linear-Gaussian chains with obs and obs+int splits, columns b, c, a: passes every check."""
 
     name = NAME
 
     def instances(self):
         return _instances()
+
+
+class TopologicalColumnsFamily(Family):
+    """Breaks ``column_order``: the chains' columns are a, b, c, the causal order (forward share 1)."""
+
+    name = NAME
+
+    def instances(self):
+        return _instances(columns=("a", "b", "c"))
 
 
 class DuplicateIdsFamily(Family):
@@ -105,7 +122,7 @@ class NaNInstance(SCMInstance):
     def dataset(self, split, replicate, standardise=True, protocol="default", n=None) -> Dataset:
         ds = super().dataset(split, replicate, standardise=standardise, protocol=protocol, n=n)
         X = ds.X.copy()
-        X[0, 1] = np.nan
+        X[0, list(ds.columns).index("b")] = np.nan
         return attrs.evolve(ds, X=X)
 
 

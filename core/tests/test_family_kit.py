@@ -18,6 +18,7 @@ from causalarena.testing import (
     FAMILY_CHECKS,
     ConformanceError,
     check_family,
+    check_family_column_order,
     check_family_datasets,
     check_family_deterministic,
     check_family_factors,
@@ -59,7 +60,7 @@ def registered_toy(tmp_path, monkeypatch):
 def test_good_family_passes_every_check(registered_toy):
     ids = [cid for cid, _ in family_checks(registered_toy)]
     assert ids == [cid for cid, _ in FAMILY_CHECKS]
-    assert len(ids) == 13
+    assert len(ids) == 14
     check_family(registered_toy)
 
 
@@ -84,7 +85,7 @@ def test_parametrize_ids():
 @pytest.mark.parametrize("cls, check, pattern", [
     ("DuplicateIdsFamily", check_family_instances, r"family 'toy' \(arena-family-toy 0\.1\.0\): duplicate instance id 'chain'"),
     ("CyclicFamily", check_family_true_graph, r"instance 'chain-w1', split 'obs': true_adjacency is not acyclic "
-                                              r"\(a -> b -> c -> a\)"),
+                                              r"\(b -> c -> a -> b\)"),  # columns b, c, a
     ("NondeterministicFamily", check_family_deterministic, r"instance 'chain-w1', split 'obs': two builds of the "
                                                            r"same cell \(replicate 0\) gave different X"),
     ("NaNFamily", check_family_finite, r"instance 'chain-w1', split 'obs': X has NaN in columns \['b'\]"),
@@ -100,6 +101,10 @@ def test_parametrize_ids():
     ("StandardisedSortabilityFamily", check_family_sortability,
      r"split 'obs': metadata\['varsortability'\] is 0\.5, but the raw table \(standardise=False\) and true "
      r"graph give 1 "),
+    ("TopologicalColumnsFamily", check_family_column_order,
+     r"family 'toy' \(arena-family-toy 0\.1\.0\): the columns follow the causal order: the mean forward share "
+     r"of directed paths \(source column before target\) is 1\.00 > 0\.9 over 2 instance\(s\) with >= 3 paths "
+     r"\(highest: chain-w1 1\.00, chain-w2 1\.00\)"),
 ])
 def test_broken_family_fails_its_rule(cls, check, pattern):
     with pytest.raises(ConformanceError, match=pattern):
@@ -114,6 +119,7 @@ def test_broken_family_fails_its_rule(cls, check, pattern):
     ("NaNFamily", "finite"),
     ("LeakyFamily", "no_truth_leak"),
     ("ObsMaskFamily", "datasets"),
+    ("TopologicalColumnsFamily", "column_order"),
 ])
 def test_broken_family_fails_only_its_rule(cls, broken):
     failed = []
@@ -199,3 +205,22 @@ def test_good_family_sortabilities_are_the_raw_tables():
             md = inst.dataset(split, 0).metadata
             assert md["varsortability"] == 1.0
             assert 0.0 <= md["r2_sortability"] <= 1.0
+
+
+def test_forward_path_share_known_answers():
+    import numpy as np
+
+    chain = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]])  # a -> b -> c: paths a->b, b->c, a->c
+    assert testing.forward_path_share(chain) == (1.0, 3)
+    assert testing.forward_path_share(chain.T) == (0.0, 3)  # reversed columns: every path backwards
+    p = [1, 2, 0]  # columns b, c, a
+    assert testing.forward_path_share(chain[np.ix_(p, p)]) == (1 / 3, 3)
+    assert testing.forward_path_share(np.zeros((4, 4))) == (None, 0)
+    cycle = np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0]])  # every ordered pair reachable
+    assert testing.forward_path_share(cycle) == (0.5, 6)
+
+
+def test_column_order_ignores_instances_with_fewer_than_three_paths():
+    # the edgeless toy has no path at all: nothing to measure, the check passes
+    check_family_column_order(toy("EdgelessFamily"), {}, {})
+    check_family_column_order(toy("GoodFamily"), {}, {})

@@ -13,6 +13,12 @@ def test_conformance(check):
     check()
 
 
+def column_order(scm_id, names):
+    from arena_contrib_family_example.family import column_order
+
+    return column_order(scm_id, names)
+
+
 def family(**options):
     from arena_contrib_family_example.family import TextbookFamily
 
@@ -30,10 +36,12 @@ def test_asia_adjacency_is_the_hand_written_graph():
     names = ["asia", "smoke", "tub", "lung", "bronc", "either", "xray", "dysp"]
     edges = [("asia", "tub"), ("smoke", "lung"), ("smoke", "bronc"), ("tub", "either"), ("lung", "either"),
              ("either", "xray"), ("either", "dysp"), ("bronc", "dysp")]
+    # the columns are the nodes in the order drawn from the id, not the (causes-first) written order
+    assert sorted(ds.columns) == sorted(names) and ds.columns != names
+    assert ds.columns == column_order("asia", names)
     A = np.zeros((8, 8), dtype=int)
     for p, c in edges:
-        A[names.index(p), names.index(c)] = 1
-    assert ds.columns == names
+        A[ds.columns.index(p), ds.columns.index(c)] = 1
     assert ds.true_adjacency.tolist() == A.tolist()  # row = parent
     assert ds.true_adjacency.tolist() != A.T.tolist()
 

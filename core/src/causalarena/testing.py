@@ -18,7 +18,8 @@ Public API:
   :func:`parametrize_family_checks` — the same for a family plugin
   (:data:`FAMILY_CHECKS`: listing, factor tags, dataset shapes and masks,
   true graph, finiteness, standardisation, both sortabilities of the raw
-  table, determinism, replicates, no truth leak, fingerprints).
+  table, a column order that is not the causal order, determinism,
+  replicates, no truth leak, fingerprints).
 * :func:`make_linear_dataset`, :func:`make_chain_dataset` — small
   deterministic linear SCM tables with known truth (known-answer tests).
 
@@ -54,6 +55,7 @@ __all__ = [
     "check_family",
     "check_method",
     "family_checks",
+    "forward_path_share",
     "make_chain_dataset",
     "make_linear_dataset",
     "method_checks",
@@ -1229,6 +1231,66 @@ def check_family_sortability(info: Any, options: Dict[str, Any], settings: Dict[
                              "the raw rows of the same cell, not the standardised table", inst, split)
 
 
+#: Largest mean forward share of directed paths accepted by :func:`check_family_column_order` (the
+#: threshold the report flags varsortability with, :data:`causalarena.report.VARSORTABILITY_FLAG`).
+COLUMN_ORDER_MAX_FORWARD = 0.9
+#: Fewest directed paths an instance needs to count in :func:`check_family_column_order`.
+COLUMN_ORDER_MIN_PATHS = 3
+
+
+def forward_path_share(adjacency: Any) -> Tuple[Optional[float], int]:
+    """Share of directed paths whose source column comes before the target column.
+
+    Args:
+        adjacency: (d × d) true graph, row = parent (nonzero = edge).
+
+    Returns:
+        ``(share, paths)``: ``paths`` is the number of ordered pairs ``(i, j)``, ``i != j``,
+        with ``j`` reachable from ``i``; ``share`` the fraction of them with ``i < j`` (``None``
+        when there is no path). 1.0 means the columns are a topological order; a column
+        order unrelated to the graph gives about 0.5.
+    """
+    A = np.asarray(adjacency) != 0
+    d = A.shape[0]
+    reach = A.copy()
+    for k in range(d):  # Warshall's transitive closure
+        reach |= reach[:, [k]] & reach[[k], :]
+    np.fill_diagonal(reach, False)
+    paths = int(reach.sum())
+    if not paths:
+        return None, 0
+    return float(np.triu(reach, 1).sum()) / paths, paths
+
+
+def check_family_column_order(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    """The column order does not give away the causal order: over the instances with at least
+    :data:`COLUMN_ORDER_MIN_PATHS` directed paths, the mean :func:`forward_path_share` of the true
+    graph is at most :data:`COLUMN_ORDER_MAX_FORWARD`. A family listing its variables causes-first
+    hands the order to any method whose ties fall back to the column order (sortnregress on a
+    standardised table; Reisach et al. 2021 on such artefacts); permute the columns, e.g. by a
+    permutation drawn from the instance id as arena-cards does."""
+    shares: List[Tuple[float, str]] = []
+    for inst in _instances(info, options, settings):
+        try:
+            T = inst.true_adjacency()
+        except Exception as exc:
+            raise ConformanceError(f"{_fwho(info, inst)}: true_adjacency() raised {type(exc).__name__}: "
+                                   f"{exc}") from exc
+        share, paths = forward_path_share(T)
+        if share is not None and paths >= COLUMN_ORDER_MIN_PATHS:
+            shares.append((share, str(getattr(inst, "scm_id", inst))))
+    if not shares:
+        return
+    mean = float(np.mean([s for s, _ in shares]))
+    if mean > COLUMN_ORDER_MAX_FORWARD:
+        worst = ", ".join(f"{sid} {s:.2f}" for s, sid in sorted(shares, key=lambda t: (-t[0], t[1]))[:3])
+        _ffail(info, f"the columns follow the causal order: the mean forward share of directed paths (source "
+                     f"column before target) is {mean:.2f} > {COLUMN_ORDER_MAX_FORWARD} over {len(shares)} "
+                     f"instance(s) with >= {COLUMN_ORDER_MIN_PATHS} paths (highest: {worst}); a method whose "
+                     "ties fall back to the column order reads the order off the table. Put the columns in "
+                     "an order unrelated to the graph, e.g. a permutation drawn from the instance id")
+
+
 #: (check_id, check) of the family kit, in the order they run.
 FAMILY_CHECKS: Tuple[Tuple[str, Callable[[Any, Dict[str, Any], Dict[str, Any]], None]], ...] = (
     ("registered", check_family_registered),
@@ -1240,6 +1302,7 @@ FAMILY_CHECKS: Tuple[Tuple[str, Callable[[Any, Dict[str, Any], Dict[str, Any]], 
     ("finite", check_family_finite),
     ("standardise", check_family_standardise),
     ("sortability", check_family_sortability),
+    ("column_order", check_family_column_order),
     ("deterministic", check_family_deterministic),
     ("replicates", check_family_replicates),
     ("no_truth_leak", check_family_no_truth_leak),

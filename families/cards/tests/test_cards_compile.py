@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from arena_cards import compile_card, load_card, validate_card
+from arena_cards.compile import column_order
 from arena_cards.model import CardError, parse_text
 from causalarena.cli import main
 from causalarena.protocol import sample_cell
@@ -53,8 +54,11 @@ def _card(tmp_path, text, name="tiny-card.yaml"):
 def test_example_compiles_to_the_expected_spec():
     spec = compile_card(load_card(EXAMPLE))
     assert spec.id == "semantic/example-clinic-reminders"
-    assert spec.names == ["booked_appointments", "reminder_sent", "mean_travel_km", "no_shows", "patients_seen",
-                          "backlog_days", "satisfaction_band"]
+    authored = ["booked_appointments", "reminder_sent", "mean_travel_km", "no_shows", "patients_seen",
+                "backlog_days", "satisfaction_band"]
+    # the columns are the card's variables in the order drawn from its id, not the YAML's
+    assert sorted(spec.names) == sorted(authored) and spec.names == column_order(spec.metadata["card_id"], authored)
+    assert spec.names != authored
     assert list(spec.intervention_targets) == ["reminder_sent"]
     nodes = {n.name: n for n in spec.nodes}
     assert nodes["booked_appointments"].role == "root" and nodes["booked_appointments"].tags["role"] == "root"
@@ -187,7 +191,7 @@ def test_parse_rejects_duplicate_keys_and_aliases():
 def test_cli_validate_exit_codes_and_json(tmp_path, capsys):
     assert main(["validate", str(EXAMPLE)]) == 0
     assert main(["validate", "--strict", str(EXAMPLE)]) == 1  # pool rules become errors
-    bad = _card(tmp_path, EXAMPLE.read_text().replace("range: [0.5, 60]", "range: [60, 0.5]"),
+    bad = _card(tmp_path, EXAMPLE.read_text().replace("range: [0.5, 100]", "range: [100, 0.5]"),
                 "example-clinic-reminders.yaml")
     capsys.readouterr()
     assert main(["validate", "--json", str(bad)]) == 1
@@ -328,7 +332,8 @@ def test_discrete_interventions_need_values_or_an_integer_range(tmp_path):
     intervention: {meaning: cap the day's bookings, range: [45, 60]}
     root_distribution: {kind: discrete_uniform, low: 40, high: 90}""")
     spec = compile_card(load_card(_card(tmp_path, counted, "example-clinic-reminders.yaml")))
-    assert spec.nodes[0].tags["intervention_values"] == [float(k) for k in range(45, 61)]
+    j = spec.names.index("booked_appointments")
+    assert spec.nodes[j].tags["intervention_values"] == [float(k) for k in range(45, 61)]
     cell = sample_cell(spec, "semantic", "obs_int", 0)
-    rows = cell.intervention_mask[:, 0]
-    assert rows.any() and set(np.unique(cell.x[rows, 0])) <= set(range(45, 61))
+    rows = cell.intervention_mask[:, j]
+    assert rows.any() and set(np.unique(cell.x[rows, j])) <= set(range(45, 61))

@@ -13,6 +13,7 @@ import pytest
 from arena_cards import compile_card, load_card
 from arena_cards.commands import card as card_command
 from arena_cards.commands import validate as validate_command
+from arena_cards.compile import column_order
 from arena_cards.components import CardChannel, CardExpression, CardRoot
 from arena_cards.family import CardFamily, FailedCard
 from causalarena.cli import main
@@ -28,7 +29,7 @@ def _broken(folder: Path) -> Path:
     """The example with one defect: variables[2].range reversed (line 42)."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "example-clinic-reminders.yaml"
-    path.write_text(EXAMPLE.read_text().replace("range: [0.5, 60]", "range: [60, 0.5]"))
+    path.write_text(EXAMPLE.read_text().replace("range: [0.5, 100]", "range: [100, 0.5]"))
     return path
 
 
@@ -95,7 +96,7 @@ def test_validate_command_object_exit_codes(tmp_path, capsys):
     out = capsys.readouterr().out
     # the finding names the file, the line, the gate and the field
     assert f"{bad}:42: error [schema] variables[2].range: range must be [min, max] with finite min < max, " \
-           "got [60, 0.5]" in out
+           "got [100, 0.5]" in out
     assert "1 card(s): 0 passed, 1 failed; 1 error(s)" in out
     assert validate_command.run(_parse(validate_command, [str(tmp_path / "missing.yaml")])) == 2
     err = capsys.readouterr().err
@@ -152,7 +153,7 @@ def test_listing_and_audit_of_a_good_and_a_broken_card(tmp_path):
     good.mkdir()
     shutil.copy(EXAMPLE, good / "example-clinic-reminders.yaml")
     text = EXAMPLE.read_text().replace("id: example-clinic-reminders", "id: broken-clinic")
-    (good / "broken-clinic.yaml").write_text(text.replace("range: [0.5, 60]", "range: [60, 0.5]"))
+    (good / "broken-clinic.yaml").write_text(text.replace("range: [0.5, 100]", "range: [100, 0.5]"))
     fam = _Cards(cards=str(good), n_replicates=2)
     assert type(fam).audit is not Family.audit and type(fam).listing is not Family.listing
 
@@ -166,7 +167,8 @@ def test_listing_and_audit_of_a_good_and_a_broken_card(tmp_path):
     assert [i.scm_id for i in fam.select(["broken-clinic"])] == ["broken-clinic"]
     assert isinstance(fam.select(["broken-clinic"])[0], FailedCard)
     good_inst = fam.select(["example-clinic-reminders"])[0]
-    assert isinstance(good_inst, SCMInstance) and good_inst.spec.names == EXAMPLE_VARIABLES
+    assert isinstance(good_inst, SCMInstance) and sorted(good_inst.spec.names) == sorted(EXAMPLE_VARIABLES)
+    assert good_inst.spec.names == column_order("example-clinic-reminders", EXAMPLE_VARIABLES)
 
     records = {r["scm_id"]: r for r in fam.audit()}
     assert records["example-clinic-reminders"] == {

@@ -4,4 +4,5 @@ The descriptor is in :mod:`.plugin` (the entry point, cheap), the SCMs and
 the family class in :mod:`.family`.
 """
 
-__version__ = "0.1.0"
+#: 0.2.0: columns permuted from the instance id (every table changed)
+__version__ = "0.2.0"

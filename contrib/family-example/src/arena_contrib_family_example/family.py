@@ -21,10 +21,16 @@ original conditional probability tables (linear-Gaussian unless said):
 
 Datasets follow the shared protocol (:class:`causalarena.family.SCMInstance`):
 obs (1000 rows) and obs+int (800 + 200), 5 replicates, seeds from the cell.
+
+The builders list each SCM's nodes causes-first (easy to read), but the
+instance's columns are a permutation drawn from its id (:func:`column_order`,
+:func:`permuted`): a table in causal order would hand the order to any method
+whose ties fall back to the column order (the kit's ``column_order`` check).
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Dict, List, Sequence
 
 from causalarena.family import Family, SCMInstance
@@ -123,7 +129,24 @@ def confounded_triangle() -> SCMSpec:
     )
 
 
-#: instance id → spec builder, in listing order
+def column_order(scm_id: str, names: Sequence[str]) -> List[str]:
+    """The column order of instance ``scm_id``: ``names`` sorted by ``SHA-256(seed + "/" + name)``,
+    ``seed = SHA-256("textbook-column-order/" + scm_id)`` (hex) — a fixed permutation per id, the
+    same on every platform, unrelated to the causal order (the scheme arena-cards uses for cards)."""
+    seed = hashlib.sha256(f"textbook-column-order/{scm_id}".encode("utf-8")).hexdigest()
+    return sorted(names, key=lambda n: hashlib.sha256(f"{seed}/{n}".encode("utf-8")).digest())
+
+
+def permuted(scm_id: str, spec: SCMSpec) -> SCMSpec:
+    """``spec`` with its nodes (the dataset's columns) in :func:`column_order`; parents,
+    intervention targets and the other fields are by name and unchanged."""
+    import attrs
+
+    by_name = {n.name: n for n in spec.nodes}
+    return attrs.evolve(spec, nodes=tuple(by_name[n] for n in column_order(scm_id, list(by_name))))
+
+
+#: instance id → spec builder (nodes causes-first; the instance permutes them), in listing order
 SCMS = {
     "asia": asia,
     "sprinkler": sprinkler,
@@ -168,7 +191,7 @@ class TextbookFamily(Family):
     def instances(self) -> List[SCMInstance]:
         out = []
         for gid in self.graphs:
-            spec = SCMS[gid]()
+            spec = permuted(gid, SCMS[gid]())
             # factor tags: scalars, so the report can slice by them
             out.append(SCMInstance(family=NAME, scm_id=gid, spec=spec, n_replicates=self.n_replicates,
                                    factors=dict(spec.metadata)))

@@ -8,10 +8,21 @@ hazards over the declared ranges (division by zero reachable in range), and
 the executable translation: typed operations become restricted-language
 expressions (``card_expression``), noise and post-processing a
 ``card_channel``, roots a ``card_root``.
+
+Column order: the compiled spec's nodes — the dataset's columns — are a
+permutation of the card's variables drawn from its id
+(:func:`column_order`), not the authored order. Authors list variables
+roughly causes-first, so a table in YAML order would hand any method whose
+tie-breaking reads the column order (sortnregress on a standardised table)
+the causal order; the permutation makes the column order uninformative, as
+the shared protocol requires (paper §4.5, App. B; Reisach et al. 2021 on
+such artefacts). The YAML, its field paths and every message keep the
+authored order; everything downstream maps columns by name.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -35,6 +46,35 @@ POOL_RULES = {"semantic": ((17, 25), (25, 67)), "formula": ((16, 25), (18, 50))}
 SAFETY_ENVELOPE = (10, 30)
 #: points per declared-range scan of numeric hazards
 RANGE_SCAN_POINTS = 4096
+
+
+#: version of the compiled tables, metadata ``card_compiler`` of every compiled spec and so part of its
+#: fingerprint (results are keyed by it): bump it with any compiler change that changes a card's spec or
+#: tables, so stored results are rerun. 2: columns permuted from the id (arena-cards 0.2.0); 1: YAML order
+CARD_COMPILER = "2"
+#: prefix of the seed of a card's column order (:func:`column_order`); changing it changes every card table
+COLUMN_ORDER_SEED = "card-column-order/"
+
+
+def column_order(card_id: str, names: Sequence[str]) -> List[str]:
+    """The dataset column order of a card: a permutation of ``names`` drawn from the card id.
+
+    The seed is ``SHA-256(COLUMN_ORDER_SEED + card_id)`` (hex); each name's key is
+    ``SHA-256(seed + "/" + name)`` and the columns are the names in increasing key
+    order. The order is therefore a fixed pseudo-random permutation per id — the
+    same on every platform and numpy version, different between ids, and
+    independent of the order the YAML lists the variables in (moving a variable
+    in the file does not change the table).
+
+    Args:
+        card_id: the card's ``id``.
+        names: its variable names (distinct), in any order.
+
+    Returns:
+        The names in column order (a list of the same length).
+    """
+    seed = hashlib.sha256((COLUMN_ORDER_SEED + str(card_id)).encode("utf-8")).hexdigest()
+    return sorted(names, key=lambda n: hashlib.sha256(f"{seed}/{n}".encode("utf-8")).digest())
 
 
 def _fmt(x: float) -> str:
@@ -584,8 +624,10 @@ class _Static:
         parents = card.parents()
         nodes = []
         mech_types, noise_types, eq_ids = set(), set(), []
-        for v in card.variables:
-            name = v["name"]
+        by_name = {v["name"]: v for v in card.variables}
+        # the columns in a permutation drawn from the id, not the authored (roughly causal) order
+        for name in column_order(card.id, list(by_name)):
+            v = by_name[name]
             pa = parents[name]
             tags: Dict[str, Any] = {"role": role_of(card, v, pa), "unit": str(v["unit"]), "type": v["type"],
                                     "range": list(v["range"])}
@@ -644,13 +686,14 @@ class _Static:
             nodes.append(NodeSpec(name=name, role="mechanism", parents=tuple(pa), intervenable=bool(v["intervenable"]),
                                   tags=tags, mechanism=ComponentSpec(kind="card_expression", params=params),
                                   noise=ComponentSpec(kind="card_channel", params=channel) if channel else None))
-        targets = [v["name"] for v in card.variables if v["intervenable"]]
+        targets = [n.name for n in nodes if n.intervenable]  # in column order
         metadata = {
             "family": card.family, "domain": card.data["domain"], "card_id": card.id,
             "card_version": card.data["version"], "title": card.data["title"],
             "d": len(card.variables), "n_edges": len(card.edges), "n_intervenable": len(targets),
             "mechanism_types": ",".join(sorted(mech_types)), "noise_types": ",".join(sorted(noise_types)),
-            "equation_ids": ",".join(eq_ids),
+            "equation_ids": ",".join(sorted(eq_ids)),
+            "card_compiler": CARD_COMPILER,  # part of the spec, so of the fingerprint
         }
         return SCMSpec(id=f"{card.family}/{card.id}", nodes=nodes, intervention_targets=targets, metadata=metadata)
 

@@ -176,7 +176,8 @@ class CardFamily(Family):
                 out.append(FailedCard(family=self.name, scm_id=cid, path=rep.path, error=first + more,
                                       n_replicates=self.n_replicates))
                 continue
-            factors = {k: v for k, v in rep.spec.metadata.items() if k not in ("title",)}
+            # card_compiler is the compiler's table version (it keys results through the spec), not a factor
+            factors = {k: v for k, v in rep.spec.metadata.items() if k not in ("title", "card_compiler")}
             out.append(SCMInstance(family=self.name, scm_id=cid, spec=rep.spec, factors=factors,
                                    n_replicates=self.n_replicates))
         self._instances = out
