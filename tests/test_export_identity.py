@@ -7,6 +7,17 @@ the refactor (``55ec368``), whose hashes are in
 tests/test_export_identity.py --record`` run on a checkout of 55ec368, e.g.
 ``PYTHONPATH`` pointing at its ``core/src`` and ``families/*/src``).
 
+The card entries (``semantic__*``, ``formula__*``) were re-recorded on purpose
+at ``11d39fb`` (issue 12 item 10; fixture fields ``cards_commit`` and
+``cards_reason``): a compiled card's columns are now a permutation drawn from
+the card id, not the authored order, which listed causes first and handed the
+causal order to any method whose ties fall back to the column order
+(sortnregress on a standardised table). Permuting the nodes also changes the
+order the sampler draws them in, so the values change too, not only the
+column order (arena-cards 0.2.0, spec metadata ``card_compiler: "2"``). Only
+those keys were replaced (exported with the same single-thread settings,
+pyarrow 26.0.1); the synthetic entries are untouched by that change.
+
 Two fingerprints per table: the SHA-256 of the file's bytes (compared when
 pyarrow is the version that wrote the fixture — the footer names the writer,
 so another pyarrow changes the bytes but not the data) and a content hash of
