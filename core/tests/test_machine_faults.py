@@ -97,6 +97,21 @@ def test_worker_log_or_spawn_io_error_is_a_machine_fault(tmp_path, monkeypatch):
     assert _statuses(store) == {("chain-0", "obs_int"): "unsupported"}
 
 
+def test_a_missing_worker_interpreter_is_the_cells_failure_not_the_machines(tmp_path):
+    """A launch naming an interpreter that is not there (a removed sandbox) fails that method's cells and the
+    grid goes on: it is the method's setup, not the disk or the store."""
+    from causalarena.isolation import WorkerLaunch
+
+    missing = str(tmp_path / "gone-venv" / "bin" / "python")
+    store = Store(str(tmp_path / "arena.sqlite"))
+    run_grid(_cells(2), None, store, env=ENV, progress=False, cache_dir=str(tmp_path / "datasets"),
+             launcher=lambda m: WorkerLaunch(argv=(missing,), label="venv:gone"))
+    rows = {(r["scm_id"], r["split"]): r for r in store.rows()}
+    assert {k: r["status"] for k, r in rows.items()} == {
+        ("chain-0", "obs_int"): "unsupported", ("chain-0", "obs"): "failed", ("chain-1", "obs"): "failed"}
+    assert f"cannot start the worker interpreter {missing!r}: No such file or directory" in rows[("chain-1", "obs")]["error"]
+
+
 def test_cache_folder_that_cannot_be_created_is_a_machine_fault(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")

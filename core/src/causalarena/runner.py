@@ -251,9 +251,15 @@ class WorkerHandle:
         env[TOKEN_ENV] = self.token
         self._log = tempfile.NamedTemporaryFile(prefix="arena-worker-", suffix=".log",
                                                 dir=self.log_dir, delete=False)
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self._log, env=env, start_new_session=True,
-                                     close_fds=True)
+        try:
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=self._log, env=env, start_new_session=True,
+                                         close_fds=True)
+        except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
+            # the method's launch names an interpreter that is not there (a removed sandbox):
+            # that method's setup, not a fault of this machine's disk or store
+            self._log.close()
+            raise WorkerError(f"cannot start the worker interpreter {cmd[0]!r}: {exc.strerror or exc}") from exc
         self._created = None
         try:
             import psutil
