@@ -432,7 +432,11 @@ def intervention_audit(scm, x: np.ndarray, mask: np.ndarray, regime: np.ndarray,
         if st.effect == "shift":
             for name, loc, scale in zip(st.columns, st.shift, st.scale):
                 shifted[scm.index[name]] = (float(loc), float(scale))
-    allowed = (mask.astype(np.int64) @ reach.astype(np.int64)) > 0
+    # rows without a target allow nothing; on the others a float product of 0/1 matrices counts
+    # small integers exactly (the same booleans as an integer product, at BLAS speed)
+    allowed = np.zeros((n, d), dtype=bool)
+    if int_rows.any():
+        allowed[int_rows] = (mask[int_rows].astype(np.float64) @ reach.astype(np.float64)) > 0
     if shifted:
         allowed |= int_rows[:, None] & np.asarray(reach[list(shifted)].any(axis=0))[None, :]
     leaked = changed & ~allowed
