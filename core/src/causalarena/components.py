@@ -61,10 +61,9 @@ def check_finite(comp: Any, *names: str) -> None:
 # ---------------------------------------------------------------------------
 
 
-class GaussianRoot(RootDistribution):
-    """N(loc, scale²). App. A.1: loc ~ N(0, 1), scale ∈ [0.5, 2.0]."""
+class LocScaleRoot(RootDistribution):
+    """A root with a finite ``loc`` and a positive ``scale`` (the Gaussian and Laplace roots)."""
 
-    kind = "gaussian"
     parameters = ("loc", "scale")
     loc: float
     scale: float
@@ -73,6 +72,12 @@ class GaussianRoot(RootDistribution):
         self._require("loc", "scale")
         check_finite(self, "loc")
         self._positive("scale")
+
+
+class GaussianRoot(LocScaleRoot):
+    """N(loc, scale²). App. A.1: loc ~ N(0, 1), scale ∈ [0.5, 2.0]."""
+
+    kind = "gaussian"
 
     def sample(self, n, rng):
         return rng.normal(self.loc, self.scale, size=n)
@@ -104,7 +109,7 @@ class UniformRoot(RootDistribution):
         return {"low": draw_uniform(rng, -2.0, 0.0), "high": draw_uniform(rng, 0.5, 3.0)}
 
 
-class LaplaceRoot(RootDistribution):
+class LaplaceRoot(LocScaleRoot):
     """Laplace(loc, scale); variance 2·scale².
 
     Not one of the 14 App. A.1 root families; kept registered for existing
@@ -112,14 +117,6 @@ class LaplaceRoot(RootDistribution):
     """
 
     kind = "laplace"
-    parameters = ("loc", "scale")
-    loc: float
-    scale: float
-
-    def validate(self) -> None:
-        self._require("loc", "scale")
-        check_finite(self, "loc")
-        self._positive("scale")
 
     def sample(self, n, rng):
         return rng.laplace(self.loc, self.scale, size=n)
