@@ -80,7 +80,7 @@ def build_parser(registry=None, configure: Iterable[str] = ()) -> argparse.Argum
     """The ``arena`` parser: one subparser per installed command, with its one-line help.
 
     Args:
-        registry: the :class:`~causalarena.plugins.Registry` (default: discover now).
+        registry: the :class:`~causalarena.plugins.Registry` (default: the process's :func:`~causalarena.plugins.default_registry`).
         configure: names of the commands whose arguments are added (their
             factories are imported and ``configure(subparser)`` called; the
             command object's ``run`` becomes ``args.func``). The others parse
@@ -89,10 +89,10 @@ def build_parser(registry=None, configure: Iterable[str] = ()) -> argparse.Argum
     Raises:
         PluginLoadError: a command in ``configure`` does not load (see :func:`load_command`).
     """
-    if registry is None:
-        from .plugins import get_registry
+    if registry is None:  # the process's one registry: the SCM compiler resolves components through it too
+        from .plugins import default_registry
 
-        registry = get_registry()
+        registry = default_registry()
     wanted = set(configure)
     epilog = None
     if registry.errors:
@@ -122,10 +122,10 @@ def build_parser(registry=None, configure: Iterable[str] = ()) -> argparse.Argum
 
 
 def _dispatch(argv: Sequence[str], name: str, registry) -> int:
-    if registry is None:
-        from .plugins import get_registry
+    if registry is None:  # the process's one registry: the SCM compiler resolves components through it too
+        from .plugins import default_registry
 
-        registry = get_registry()
+        registry = default_registry()
     info = registry.commands.get(name)
     if info is None and name in KNOWN_COMMANDS:
         dist, folder = KNOWN_COMMANDS[name]

@@ -101,9 +101,9 @@ def _protocol(name: str):
 
     if name == "default":
         return InterventionInfo(name="default", factory="causalarena.interventions:hard_resampling"), hard_resampling
-    from .plugins import get_registry
+    from .plugins import default_registry
 
-    registry = get_registry()
+    registry = default_registry()  # built once per process, shared with the CLI and the SCM compiler
     if name not in registry.interventions:
         raise ValueError(f"unknown intervention protocol {name!r}; installed: {sorted(registry.interventions)} "
                          "(the App. A.2 protocol suite - fixed_setpoint, parameter_shift, high_fraction, "
