@@ -1,0 +1,857 @@
+"""Figures of the diagnosis layer (paper §5-6), written as PNG (150 dpi) and SVG.
+
+Every public function takes one of the long-format frames of the issue 13
+contract (the outputs of :mod:`arena_diagnosis.analyses`), an output folder and
+a file stem, writes ``<out_dir>/<stem>.png`` and ``<out_dir>/<stem>.svg`` (or
+one pair per factor / family where the docstring says so) and returns the list
+of written paths. An empty frame writes nothing and returns ``[]`` so a report
+never crashes on an analysis without data; a frame missing a documented column
+raises ``ValueError`` naming the figure and the column.
+
+Figures are drawn on bare :class:`matplotlib.figure.Figure` objects (no
+pyplot state, so no backend is switched globally and nothing leaks between
+calls); PNGs go through Agg. Colours: Paul Tol's colour-blind-safe "muted"
+qualitative palette for methods (line styles / markers repeat it beyond nine
+methods), ``RdBu_r`` (diverging, centred) for signed quantities.
+
+================================  =============================  ============
+function                          input frame                    paper
+================================  =============================  ============
+:func:`precision_recall_f1_shd`   per method x family x split    Fig. 4
+:func:`win_rate_matrix`           ``WinRates.pairwise``          Fig. 19
+:func:`win_rate_bars`             ``WinRates.by_family``         Fig. 1
+:func:`interaction_heatmaps`      ``interaction_scores``         Fig. 10, 12
+:func:`d_curve`                   ``d_curve``                    Fig. 11
+:func:`n_curve`                   ``n_curve``                    Fig. 6a
+:func:`protocol_bars`             ``protocol_table``             Fig. 6b
+:func:`domain_heatmap`            ``domain_shift``               Fig. 17
+:func:`real_data_strip`           ``real_data``                  Fig. 5 right
+:func:`pareto_frontier`           ``frontier``                   Fig. 9
+:func:`prior_coverage_bars`       ``Exposure.coverage``          Fig. 14
+:func:`id_ood_bars`               ``Exposure.axes``              Fig. 15 top
+================================  =============================  ============
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Union
+
+import numpy as np
+import pandas as pd
+from matplotlib import colors as mcolors
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+__all__ = [
+    "PALETTE",
+    "d_curve",
+    "domain_heatmap",
+    "id_ood_bars",
+    "interaction_heatmaps",
+    "n_curve",
+    "pareto_frontier",
+    "precision_recall_f1_shd",
+    "prior_coverage_bars",
+    "protocol_bars",
+    "real_data_strip",
+    "win_rate_bars",
+    "win_rate_matrix",
+]
+
+PathLike = Union[str, Path]
+
+#: Paul Tol's "muted" qualitative scheme (colour-blind safe), in his order.
+PALETTE = ("#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255", "#AA4499")
+_LINESTYLES = ("-", "--", "-.", ":")
+_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">")
+#: teal / pink of the paper's ID / OOD bars (Fig. 15), both in Tol's palette
+_ID_COLOUR, _OOD_COLOUR, _REF_COLOUR = "#44AA99", "#CC6677", "#222222"
+_DPI = 150
+_SPLIT_LABEL = {"obs": "obs", "obs_int": "obs+int"}
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _require(frame: pd.DataFrame, columns: Iterable[str], figure: str) -> None:
+    """Raise ValueError naming ``figure`` and the first missing column."""
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"{figure}: expected a pandas DataFrame, got {type(frame).__name__}")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{figure}: input frame lacks column(s) {missing}; has {list(frame.columns)}")
+
+
+def _safe_stem(text: str) -> str:
+    """A file-name-safe version of ``text`` (factor / family names go into stems)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text)).strip("_") or "x"
+
+
+def _save(fig: Figure, out_dir: PathLike, stem: str) -> List[Path]:
+    """Write ``fig`` as ``stem.png`` (150 dpi) and ``stem.svg`` in ``out_dir``; return both paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / f"{stem}.png", out / f"{stem}.svg"]
+    fig.savefig(paths[0], dpi=_DPI, bbox_inches="tight", facecolor="white")
+    fig.savefig(paths[1], bbox_inches="tight", facecolor="white")
+    return paths
+
+
+def _method_styles(methods: Sequence[str]) -> Dict[str, dict]:
+    """Colour, marker and line style per method, stable in the given order."""
+    styles = {}
+    for i, m in enumerate(methods):
+        styles[m] = {
+            "color": PALETTE[i % len(PALETTE)],
+            "marker": _MARKERS[i % len(_MARKERS)],
+            "linestyle": _LINESTYLES[(i // len(PALETTE)) % len(_LINESTYLES)],
+        }
+    return styles
+
+
+def _unique(values: Iterable) -> List:
+    """Unique values in order of first appearance (NaN dropped)."""
+    return list(pd.Series(list(values)).dropna().drop_duplicates())
+
+
+def _heatmap(ax, values: np.ndarray, rows: Sequence[str], cols: Sequence[str], *, cmap: str, norm,
+             fmt: str = "{:+.2f}", fontsize: float = 8.0):
+    """Annotated heatmap on ``ax``: one cell per value, the value printed in it (blank for NaN)."""
+    im = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, norm=norm, aspect="auto")
+    ax.set_xticks(range(len(cols)))
+    ax.set_xticklabels([str(c) for c in cols], rotation=35, ha="right", rotation_mode="anchor")
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([str(r) for r in rows])
+    ax.set_xticks(np.arange(-0.5, len(cols)), minor=True)
+    ax.set_yticks(np.arange(-0.5, len(rows)), minor=True)
+    ax.grid(which="minor", color="white", linewidth=1.0)
+    ax.tick_params(which="minor", length=0)
+    cm = im.cmap
+    for i in range(values.shape[0]):
+        for j in range(values.shape[1]):
+            v = values[i, j]
+            if not np.isfinite(v):
+                continue
+            r, g, b, _ = cm(norm(v))
+            # dark text on light cells, white on dark ones (relative luminance)
+            colour = "black" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 else "white"
+            text = fmt.format(0.0 if abs(v) < 0.005 else v).replace("+0.00", "0.00")
+            ax.text(j, i, text, ha="center", va="center", fontsize=fontsize, color=colour)
+    return im
+
+
+def _symmetric_norm(values: np.ndarray, centre: float = 0.0) -> mcolors.Normalize:
+    """A colour norm centred on ``centre`` with equal reach either side (so 0 is white in RdBu)."""
+    finite = values[np.isfinite(values)]
+    reach = float(np.max(np.abs(finite - centre))) if finite.size else 1.0
+    reach = reach if reach > 0 else 1.0
+    return mcolors.Normalize(vmin=centre - reach, vmax=centre + reach)
+
+
+def _patch(colour: str, label: str) -> Patch:
+    """A filled legend patch."""
+    return Patch(facecolor=colour, label=label)
+
+
+def _label_inches(labels: Iterable, fontsize: float = 10.0) -> float:
+    """Rough width in inches of the longest tick label (about 0.55 em per character)."""
+    longest = max((len(str(x)) for x in labels), default=0)
+    return 0.55 * fontsize / 72.0 * longest
+
+
+def _figsize_for_heatmap(n_rows: int, n_cols: int, extra_w: float = 2.5) -> tuple:
+    return (min(3.0 + extra_w + 0.75 * n_cols, 24.0), min(1.6 + 0.38 * n_rows, 30.0))
+
+
+# --------------------------------------------------------------------------- Fig. 4
+
+
+def _metric_col(frame: pd.DataFrame, metric: str, figure: str) -> str:
+    """The column holding ``metric`` ("f1" or the leaderboard_numeric spelling "f1_mean")."""
+    for name in (metric, f"{metric}_mean"):
+        if name in frame.columns:
+            return name
+    raise ValueError(f"{figure}: input frame lacks column {metric!r} (or {metric + '_mean'!r}); "
+                     f"has {list(frame.columns)}")
+
+
+def _f1_iso_curves(ax, levels=(0.2, 0.4, 0.6, 0.8)) -> None:
+    """Gray constant-F1 curves on a precision (y) vs recall (x) panel: P = F R / (2R - F)."""
+    for f in levels:
+        r = np.linspace(f / 2 + 1e-3, 1.0, 200)
+        p = f * r / (2 * r - f)
+        keep = (p <= 1.0) & (p >= 0)
+        ax.plot(r[keep], p[keep], color="0.75", linewidth=0.8, zorder=0)
+        # label where the curve leaves the top edge (P = 1 at R = F / (2 - F)), inside the axes
+        ax.annotate(f"F1={f:.1f}", (f / (2 - f), 1.0), fontsize=6.5, color="0.45",
+                    xytext=(3, -8), textcoords="offset points", va="center", ha="left")
+
+
+def precision_recall_f1_shd(cells: pd.DataFrame, out_dir: PathLike, stem: str = "precision_recall_f1_shd",
+                            families: Optional[Sequence[str]] = None) -> List[Path]:
+    """Precision-recall (top row) and F1-SHD (bottom row), one column per family (paper Fig. 4).
+
+    Circles are obs-only, diamonds obs+int, and a thin line joins a method's two
+    points when both exist; gray curves on the PR panels are constant F1.
+    Colours identify methods (one shared legend).
+
+    Args:
+        cells: one row per (method, family, split) with columns method, family,
+            split ("obs" | "obs_int") and precision, recall, f1, shd — or their
+            ``<metric>_mean`` spelling from ``causalarena.report.leaderboard_numeric``
+            (rows with family "Avg" are dropped). Means over units; SHD in edges.
+        out_dir: folder to write into (created).
+        stem: file stem.
+        families: column order (default: order of first appearance).
+
+    Returns:
+        [png, svg], or [] for an empty frame.
+
+    Raises:
+        ValueError: a required column is missing.
+    """
+    name = "precision_recall_f1_shd"
+    if cells is None or len(cells) == 0:
+        return []
+    _require(cells, ["method", "family", "split"], name)
+    cols = {m: _metric_col(cells, m, name) for m in ("precision", "recall", "f1", "shd")}
+    df = cells[cells["family"].astype(str) != "Avg"]
+    df = df[df["split"].isin(["obs", "obs_int"])]
+    if df.empty:
+        return []
+    fams = list(families) if families is not None else _unique(df["family"])
+    fams = [f for f in fams if f in set(df["family"])]
+    methods = _unique(df["method"])
+    styles = _method_styles(methods)
+    fig = Figure(figsize=(3.4 * len(fams) + 2.6, 6.6), layout="constrained")
+    axes = fig.subplots(2, len(fams), squeeze=False)
+    for j, fam in enumerate(fams):
+        sub = df[df["family"] == fam]
+        ax_pr, ax_fs = axes[0, j], axes[1, j]
+        _f1_iso_curves(ax_pr)
+        for m in methods:
+            rows = sub[sub["method"] == m].set_index("split")
+            st = styles[m]
+            for ax, xk, yk in ((ax_pr, "recall", "precision"), (ax_fs, "shd", "f1")):
+                pts = [(s, rows.loc[s, cols[xk]], rows.loc[s, cols[yk]]) for s in ("obs", "obs_int")
+                       if s in rows.index and np.isfinite(rows.loc[s, cols[xk]]) and np.isfinite(rows.loc[s, cols[yk]])]
+                if len(pts) == 2:
+                    ax.plot([pts[0][1], pts[1][1]], [pts[0][2], pts[1][2]], color=st["color"], linewidth=1.0, alpha=0.8)
+                for s, x, y in pts:
+                    ax.plot([x], [y], marker="o" if s == "obs" else "D", color=st["color"], markersize=6.5,
+                            markeredgecolor="black", markeredgewidth=0.5, linestyle="none")
+        ax_pr.set_xlim(0, 1.02)
+        ax_pr.set_ylim(0, 1.02)
+        ax_pr.set_title(f"{fam}: precision vs recall", fontsize=10)
+        ax_pr.set_xlabel("recall (directed edges)")
+        ax_pr.set_ylabel("precision (directed edges)")
+        ax_fs.set_title(f"{fam}: F1 vs SHD", fontsize=10)
+        ax_fs.set_xlabel("SHD (edges; lower is better)")
+        ax_fs.set_ylabel("F1 (higher is better)")
+        ax_fs.set_ylim(bottom=0)
+        for ax in (ax_pr, ax_fs):
+            ax.grid(alpha=0.3)
+    handles = [Line2D([], [], color=styles[m]["color"], marker="s", linestyle="none", markersize=8, label=m)
+               for m in methods]
+    handles += [Line2D([], [], color="0.3", marker="o", linestyle="none", label="obs"),
+                Line2D([], [], color="0.3", marker="D", linestyle="none", label="obs+int"),
+                Line2D([], [], color="0.75", label="constant F1")]
+    fig.legend(handles=handles, loc="outside right upper", fontsize=8, title="method / split")
+    fig.suptitle("Precision-recall and F1-SHD on the main benchmark (means over units)")
+    return _save(fig, out_dir, stem)
+
+
+# --------------------------------------------------------------------------- Fig. 19, Fig. 1
+
+
+def win_rate_matrix(pairwise: pd.DataFrame, out_dir: PathLike, stem: str = "win_rate_matrix",
+                    units: Optional[pd.DataFrame] = None) -> List[Path]:
+    """Pairwise win-rate matrix, row method over column method (paper Fig. 19).
+
+    Red cells: the row method wins more often; blue: less often; white = 0.5.
+    Values are printed in the cells (the diagonal is blank).
+
+    Args:
+        pairwise: ``WinRates.pairwise`` — index method, columns method, values in
+            [0, 1] (pooled F1 + SHD win fraction), NaN on the diagonal. The row
+            order is kept (the analysis orders by mean family-wise win rate).
+        out_dir, stem: where to write.
+        units: optional ``WinRates.units``; when given, the title states the
+            range of shared units per pair.
+
+    Returns:
+        [png, svg], or [] for an empty matrix.
+
+    Raises:
+        ValueError: not a square matrix with the same methods on rows and columns.
+    """
+    if pairwise is None or pairwise.size == 0:
+        return []
+    if not isinstance(pairwise, pd.DataFrame):
+        raise ValueError(f"win_rate_matrix: expected a DataFrame, got {type(pairwise).__name__}")
+    if set(pairwise.index) != set(pairwise.columns):
+        raise ValueError(f"win_rate_matrix: rows {list(pairwise.index)} and columns {list(pairwise.columns)} "
+                         "must name the same methods")
+    order = list(pairwise.index)
+    values = pairwise.loc[order, order].to_numpy(dtype=float)
+    n = len(order)
+    label = _label_inches(order)
+    fig = Figure(figsize=(min(3.2 + label + 0.62 * n, 30), min(1.6 + label + 0.5 * n, 30)), layout="constrained")
+    ax = fig.subplots()
+    norm = mcolors.Normalize(vmin=0.0, vmax=1.0)
+    ax.set_facecolor("0.85")  # the blank diagonal must not read as a white 0.5 cell
+    im = _heatmap(ax, values, order, order, cmap="RdBu_r", norm=norm, fmt="{:.2f}",
+                  fontsize=8 if n <= 14 else 6)
+    ax.set_xticklabels(order, rotation=90, ha="center", rotation_mode="default")
+    ax.set_xlabel("column method (opponent)")
+    ax.set_ylabel("row method")
+    cb = fig.colorbar(im, ax=ax, shrink=0.8)
+    cb.set_label("row's win rate (0-1)")
+    title = "Pairwise win rate (F1 and SHD pooled, ties 0.5)"
+    if units is not None and isinstance(units, pd.DataFrame) and units.size:
+        u = units.to_numpy(dtype=float)
+        u = u[np.isfinite(u) & ~np.eye(*u.shape, dtype=bool)] if u.shape[0] == u.shape[1] else u[np.isfinite(u)]
+        if u.size:
+            title += f"\nshared units per pair: {int(u.min())}-{int(u.max())}"
+    ax.set_title(title, fontsize=10)
+    return _save(fig, out_dir, stem)
+
+
+def win_rate_bars(by_family: pd.DataFrame, out_dir: PathLike, stem: str = "win_rate_bars") -> List[Path]:
+    """Family-wise pooled win rate per method, grouped bars (paper Fig. 1).
+
+    Methods left to right in the frame's row order (the analysis sorts by the
+    "mean" column, descending); one bar per family; a star marks the best and
+    an open star the second best method within each family. A dashed line at
+    0.5 is the coin-flip rate.
+
+    Args:
+        by_family: ``WinRates.by_family`` — index method, one column per family
+            plus "mean", values in [0, 1].
+        out_dir, stem: where to write.
+
+    Returns:
+        [png, svg], or [] for an empty frame.
+
+    Raises:
+        ValueError: the frame has no family column besides "mean".
+    """
+    if by_family is None or by_family.size == 0:
+        return []
+    fams = [c for c in by_family.columns if c != "mean"]
+    if not fams:
+        raise ValueError(f"win_rate_bars: by_family needs one column per family besides 'mean'; "
+                         f"has {list(by_family.columns)}")
+    methods = [str(m) for m in by_family.index]
+    vals = by_family[fams].to_numpy(dtype=float)
+    n_m, n_f = vals.shape
+    width = 0.8 / n_f
+    fig = Figure(figsize=(max(6.0, 1.0 + 0.55 * n_m * max(1, n_f) / 2), 4.6), layout="constrained")
+    ax = fig.subplots()
+    x = np.arange(n_m)
+    for k, fam in enumerate(fams):
+        xs = x - 0.4 + width * (k + 0.5)
+        ax.bar(xs, np.nan_to_num(vals[:, k]), width=width * 0.95, color=PALETTE[k % len(PALETTE)], label=str(fam),
+               edgecolor="white", linewidth=0.4)
+        col = vals[:, k]
+        ranked = [i for i in np.argsort(-np.nan_to_num(col, nan=-1.0)) if np.isfinite(col[i])]
+        for rank, i in enumerate(ranked[:2]):
+            ax.text(xs[i], col[i] + 0.015, "\u2605" if rank == 0 else "\u2606", ha="center", va="bottom",
+                    fontsize=9, color="black")
+    ax.axhline(0.5, color="0.4", linestyle="--", linewidth=0.8)
+    ax.set_xticks(x)
+    ax.set_xticklabels(methods, rotation=35, ha="right", rotation_mode="anchor")
+    ax.set_ylim(0, 1.1)
+    ax.set_ylabel("pooled pairwise win rate (0-1)")
+    ax.set_xlabel("method (ordered by mean family-wise win rate)")
+    ax.set_title("Pairwise win rate per family (obs; \u2605 best, \u2606 second best per family)", fontsize=10)
+    fig.legend(title="family", loc="outside right upper", fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    return _save(fig, out_dir, stem)
+
+
+# --------------------------------------------------------------------------- Fig. 10, 12, 13
+
+
+def interaction_heatmaps(inter: pd.DataFrame, out_dir: PathLike, stem: str = "interaction") -> List[Path]:
+    """Double-centred interaction heatmap (Eq. 7), one figure per factor (paper Fig. 10, 12).
+
+    Rows are methods, columns the factor's levels; the cell is the interaction
+    (F1 units), diverging colour map centred at 0 (red: the method does better
+    on that level than its own mean and the level's mean predict), value printed.
+
+    Args:
+        inter: ``interaction_scores`` output — columns factor, level, method,
+            score, interaction. Several factors in one frame give one figure each.
+        out_dir: folder to write into.
+        stem: file stem; each factor writes ``<stem>_<factor>.png/.svg``.
+
+    Returns:
+        the written paths (two per factor), or [] for an empty frame.
+
+    Raises:
+        ValueError: a required column is missing.
+    """
+    if inter is None or len(inter) == 0:
+        return []
+    _require(inter, ["factor", "level", "method", "interaction"], "interaction_heatmaps")
+    paths: List[Path] = []
+    for factor in _unique(inter["factor"]):
+        sub = inter[inter["factor"] == factor]
+        table = sub.pivot_table(index="method", columns="level", values="interaction", aggfunc="mean", sort=False)
+        table = table.loc[_unique(sub["method"]), _unique(sub["level"])]
+        values = table.to_numpy(dtype=float)
+        fig = Figure(figsize=_figsize_for_heatmap(*values.shape), layout="constrained")
+        ax = fig.subplots()
+        im = _heatmap(ax, values, list(table.index), [str(c) for c in table.columns], cmap="RdBu_r",
+                      norm=_symmetric_norm(values))
+        cb = fig.colorbar(im, ax=ax, shrink=0.85)
+        cb.set_label("interaction (F1, double-centred)")
+        ax.set_xlabel(str(factor))
+        ax.set_ylabel("method")
+        ax.set_title(f"Method x {factor} interaction (Eq. 7)", fontsize=10)
+        paths += _save(fig, out_dir, f"{stem}_{_safe_stem(factor)}")
+    return paths
+
+
+# --------------------------------------------------------------------------- Fig. 11, 6a
+
+
+def _curve(frame: pd.DataFrame, xcol: str, out_dir: PathLike, stem: str, *, name: str, title: str,
+           xlabel: str, ylabel: str, logx: bool) -> List[Path]:
+    if frame is None or len(frame) == 0:
+        return []
+    _require(frame, ["method", xcol, "score"], name)
+    df = frame.dropna(subset=[xcol, "score"])
+    if df.empty:
+        return []
+    # legend ordered by the score at the largest x (as the paper's right-hand column)
+    last = df.sort_values(xcol).groupby("method", sort=False).tail(1).sort_values("score", ascending=False)
+    methods = list(last["method"])
+    styles = _method_styles(_unique(df["method"]))
+    fig = Figure(figsize=(7.8, 4.6), layout="constrained")
+    ax = fig.subplots()
+    for m in methods:
+        sub = df[df["method"] == m].sort_values(xcol)
+        st = styles[m]
+        x, y = sub[xcol].to_numpy(dtype=float), sub["score"].to_numpy(dtype=float)
+        ax.plot(x, y, color=st["color"], linestyle=st["linestyle"], marker=st["marker"], markersize=5,
+                linewidth=1.6, label=str(m))
+        if "sd" in sub.columns:
+            sd = sub["sd"].to_numpy(dtype=float)
+            ok = np.isfinite(sd)
+            if ok.any():
+                ax.fill_between(x[ok], (y - sd)[ok], (y + sd)[ok], color=st["color"], alpha=0.08, linewidth=0)
+    if logx:
+        ax.set_xscale("log")
+    xs = sorted(df[xcol].astype(float).unique())
+    ax.set_xticks(xs)
+    ax.set_xticklabels([f"{v:g}" for v in xs])
+    if logx:
+        ax.minorticks_off()
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(bottom=0)
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8,
+              title="method (by final F1)")
+    return _save(fig, out_dir, stem)
+
+
+def d_curve(curve: pd.DataFrame, out_dir: PathLike, stem: str = "d_curve") -> List[Path]:
+    """Mean obs-only F1 against the number of variables d (paper Fig. 11).
+
+    One line per method (shaded band: +/- 1 SD over units), legend ordered by
+    the F1 at the largest d.
+
+    Args:
+        curve: ``d_curve`` output — columns method, d, score, sd, units.
+        out_dir, stem: where to write.
+
+    Returns:
+        [png, svg], or [] for an empty frame.
+
+    Raises:
+        ValueError: a required column is missing.
+    """
+    return _curve(curve, "d", out_dir, stem, name="d_curve", title="F1 vs number of variables d (obs-only)",
+                  xlabel="number of variables d", ylabel="mean F1 over units", logx=False)
+
+
+def n_curve(curve: pd.DataFrame, out_dir: PathLike, stem: str = "n_curve") -> List[Path]:
+    """Mean F1 against the sample size n from the sample-size suite (paper Fig. 6a); log x axis.
+
+    Args:
+        curve: ``n_curve`` output — columns method, n, score, sd, units.
+        out_dir, stem: where to write.
+
+    Returns:
+        [png, svg], or [] for an empty frame.
+
+    Raises:
+        ValueError: a required column is missing.
+    """
+    return _curve(curve, "n", out_dir, stem, name="n_curve", title="F1 vs sample size n (sample-size suite)",
+                  xlabel="sample size n (rows, log scale)", ylabel="mean F1 over units", logx=True)
+
+
+# --------------------------------------------------------------------------- Fig. 6b
+
+
+def protocol_bars(table: pd.DataFrame, out_dir: PathLike, stem: str = "protocol_delta_f1") -> List[Path]:
+    """F1 change against the default protocol per method and protocol (paper Fig. 6b).
+
+    Horizontal grouped bars (one group per method, one bar per non-default
+    protocol); negative values are drops. The method's F1 SD across protocols
+    is printed at the right of its group.
+
+    Args:
+        table: ``protocol_table`` output — columns method, protocol, f1, shd,
+            delta_f1, f1_sd.
+        out_dir, stem: where to write.
+
+    Returns:
+        [png, svg], or [] when the frame is empty or holds only the default protocol.
+
+    Raises:
+        ValueError: a required column is missing.
+    """
+    if table is None or len(table) == 0:
+        return []
+    _require(table, ["method", "protocol", "delta_f1"], "protocol_bars")
+    df = table[table["protocol"] != "default"].dropna(subset=["delta_f1"])
+    if df.empty:
+        return []
+    methods = _unique(df["method"])
+    protos = _unique(df["protocol"])
+    n_m, n_p = len(methods), len(protos)
+    h = 0.8 / n_p
+    fig = Figure(figsize=(9.0, 1.4 + 0.22 * n_m * n_p + 0.25 * n_m), layout="constrained")
+    ax = fig.subplots()
+    y = np.arange(n_m)
+    for k, p in enumerate(protos):
+        vals = [df[(df["method"] == m) & (df["protocol"] == p)]["delta_f1"].mean() for m in methods]
+        ax.barh(y - 0.4 + h * (k + 0.5), np.nan_to_num(vals), height=h * 0.92, color=PALETTE[k % len(PALETTE)],
+                label=str(p))
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_yticks(y)
+    ax.set_yticklabels(methods)
+    ax.invert_yaxis()
+    if "f1_sd" in df.columns:
+        xmax = ax.get_xlim()[1]
+        for i, m in enumerate(methods):
+            sd = df[df["method"] == m]["f1_sd"].iloc[0]
+            if np.isfinite(sd):
+                ax.text(xmax, i, f" SD {sd:.3f}", va="center", ha="left", fontsize=7.5, color="0.3", clip_on=False)
+    ax.set_xlabel("\u0394F1 vs default protocol (F1 units; negative = drop)")
+    ax.set_title("Intervention-protocol sensitivity", fontsize=10)
+    ax.legend(title="protocol", loc="center left", bbox_to_anchor=(1.12, 0.5), fontsize=8)
+    ax.grid(axis="x", alpha=0.3)
+    return _save(fig, out_dir, stem)
+
+
+# --------------------------------------------------------------------------- Fig. 17
+
+
+def domain_heatmap(shift: pd.DataFrame, out_dir: PathLike, stem: str = "domain_shift",
+                   family: Optional[str] = None) -> List[Path]:
+    """Self-centred domain F1 shift heatmap with each method's SD across domains as side bars (Fig. 17).
+
+    Args:
+        shift: ``domain_shift`` output — columns method, domain, f1, shift, domain_sd
+            (shift = the method's F1 on the domain minus its own family mean).
+        out_dir, stem: where to write.
+        family: named in the title (e.g. "semantic").
+
+    Returns:
+        [png, svg], or [] for an empty frame.
+
+    Raises:
+        ValueError: a required column is missing.
+    """
+    if shift is None or len(shift) == 0:
+        return []
+    _require(shift, ["method", "domain", "shift", "domain_sd"], "domain_heatmap")
+    methods, domains = _unique(shift["method"]), _unique(shift["domain"])
+    table = shift.pivot_table(index="method", columns="domain", values="shift", aggfunc="mean", sort=False)
+    table = table.reindex(index=methods, columns=domains)
+    sds = shift.groupby("method", sort=False)["domain_sd"].first().reindex(methods).to_numpy(dtype=float)
+    values = table.to_numpy(dtype=float)
+    w, h = _figsize_for_heatmap(len(methods), len(domains), extra_w=4.0)
+    fig = Figure(figsize=(w, h + 0.8), layout="constrained")
+    ax, ax_sd = fig.subplots(1, 2, sharey=True, width_ratios=[max(len(domains), 1), 2.2])
+    im = _heatmap(ax, values, methods, domains, cmap="RdBu_r", norm=_symmetric_norm(values))
+    ax.set_xlabel("domain")
+    ax.set_ylabel("method")
+    ax_sd.barh(np.arange(len(methods)), np.nan_to_num(sds), color="0.55", height=0.6)
+    for i, v in enumerate(sds):
+        if np.isfinite(v):
+            ax_sd.text(v, i, f" {v:.3f}", va="center", fontsize=7.5)
+    ax_sd.set_xlabel("SD across domains (F1)")
+    ax_sd.set_xlim(0, (np.nanmax(sds) if np.isfinite(sds).any() else 1.0) * 1.45 or 1.0)
+    ax_sd.tick_params(axis="y", left=False)
+    ax_sd.grid(axis="x", alpha=0.3)
+    cb = fig.colorbar(im, ax=[ax, ax_sd], shrink=0.8, location="right")
+    cb.set_label("F1 shift vs own family mean")
+    fam = f" ({family})" if family else ""
+    fig.suptitle(f"Domain specialisation{fam}: self-centred F1 shift, obs-only", fontsize=11)
+    return _save(fig, out_dir, stem)
+
+
+# --------------------------------------------------------------------------- Fig. 5 right
+
+
+def real_data_strip(real: pd.DataFrame, out_dir: PathLike, stem: str = "real_data") -> List[Path]:
+    """Per-table real-data F1, one marker per scored table, a tick at the method mean (Fig. 5 right).
+
+    One panel per split (obs, obs+int); methods on the y axis ordered by mean
+    F1; markers jittered vertically (deterministically) so tables do not hide.
+
+    Args:
+        real: ``real_data`` output — columns method, split, table, f1, shd.
+        out_dir, stem: where to write.
+
+    Returns:
+        [png, svg], or [] for an empty frame.
+
+    Raises:
+        ValueError: a required column is missing.
+    """
+    if real is None or len(real) == 0:
+        return []
+    _require(real, ["method", "split", "table", "f1"], "real_data_strip")
+    df = real.dropna(subset=["f1"])
+    if df.empty:
+        return []
+    splits = [s for s in ("obs", "obs_int") if s in set(df["split"])] + \
+        [s for s in _unique(df["split"]) if s not in ("obs", "obs_int")]
+    tables = _unique(df["table"])
+    tstyle = _method_styles(tables)
+    n_methods = df["method"].nunique()
+    fig = Figure(figsize=(4.2 * len(splits) + 1.0 + _label_inches(df["method"].unique()), 1.4 + 0.42 * n_methods),
+                 layout="constrained")
+    axes = fig.subplots(1, len(splits), squeeze=False, sharey=True)[0]
+    rng = np.random.default_rng(0)  # fixed jitter: same picture every run
+    # one method order for every panel (mean over all scored tables) so rows line up across splits
+    order = list(df.groupby("method", sort=False)["f1"].mean().sort_values(ascending=False).index)
+    for ax, s in zip(axes, splits):
+        sub = df[df["split"] == s]
+        for i, m in enumerate(order):
+            pts = sub[sub["method"] == m]
+            if pts.empty:
+                continue
+            jitter = rng.uniform(-0.22, 0.22, len(pts))
+            for (t, f), dy in zip(zip(pts["table"], pts["f1"]), jitter):
+                ax.plot([f], [i + dy], marker=tstyle[t]["marker"], color=tstyle[t]["color"], markersize=5.5,
+                        alpha=0.85, linestyle="none", markeredgecolor="black", markeredgewidth=0.3)
+            mean = float(pts["f1"].mean())
+            ax.plot([mean, mean], [i - 0.35, i + 0.35], color="black", linewidth=2.2)
+        ax.set_yticks(range(len(order)))
+        ax.set_yticklabels(order)
+        ax.set_ylim(len(order) - 0.5, -0.5)
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_xlabel("F1 per table (tick = method mean)")
+        ax.set_title(f"real data, {_SPLIT_LABEL.get(s, s)} ({sub['table'].nunique()} tables)", fontsize=10)
+        ax.grid(axis="x", alpha=0.3)
+    handles = [Line2D([], [], marker=tstyle[t]["marker"], color=tstyle[t]["color"], linestyle="none",
+                      markeredgecolor="black", markeredgewidth=0.3, label=str(t)) for t in tables]
+    handles.append(Line2D([], [], color="black", linewidth=2.2, label="method mean"))
+    fig.legend(handles=handles, loc="outside right upper", fontsize=7.5, title="table")
+    fig.suptitle("Real-data check: F1 per published-graph table", fontsize=11)
+    return _save(fig, out_dir, stem)
+
+
+# --------------------------------------------------------------------------- Fig. 9
+
+
+def pareto_frontier(front: pd.DataFrame, out_dir: PathLike, stem: str = "pareto_frontier") -> List[Path]:
+    """Accuracy-cost frontier: Avg F1 against per-graph time on a log axis (paper Fig. 9).
+
+    Diamonds use T_graph (load-free per-graph time of the runtime fit),
+    circles mean end-to-end time. Pareto-optimal methods (no other method has
+    higher-or-equal F1 at lower-or-equal time) are ringed and joined by a
+    dashed line; an arrow points to the optimal corner (higher F1, lower time).
+
+    Args:
+        front: ``frontier`` output — columns method, f1, seconds (> 0),
+            time_source ("T_graph" | "end_to_end"), pareto (bool).
+        out_dir, stem: where to write.
+
+    Returns:
+        [png, svg], or [] when no row has a finite F1 and positive time.
+
+    Raises:
+        ValueError: a required column is missing.
+    """
+    if front is None or len(front) == 0:
+        return []
+    _require(front, ["method", "f1", "seconds", "time_source", "pareto"], "pareto_frontier")
+    df = front[np.isfinite(front["f1"].astype(float)) & (front["seconds"].astype(float) > 0)]
+    if df.empty:
+        return []
+    styles = _method_styles(_unique(df["method"]))
+    fig = Figure(figsize=(7.8, 5.0), layout="constrained")
+    ax = fig.subplots()
+    par = df[df["pareto"].astype(bool)].sort_values("seconds")
+    if len(par) >= 1:
+        ax.plot(par["seconds"], par["f1"], linestyle="--", color="0.35", linewidth=1.2, zorder=1,
+                label="Pareto frontier")
+        ax.scatter(par["seconds"], par["f1"], s=260, facecolors="none", edgecolors="0.2", linewidths=1.2, zorder=2)
+    for _, r in df.iterrows():
+        marker = "D" if r["time_source"] == "T_graph" else "o"
+        ax.scatter([r["seconds"]], [r["f1"]], marker=marker, s=70, color=styles[r["method"]]["color"],
+                   edgecolors="black", linewidths=0.5, zorder=3)
+        ax.annotate(str(r["method"]), (r["seconds"], r["f1"]), xytext=(7, 5), textcoords="offset points",
+                    fontsize=8, zorder=4)
+    ax.set_xscale("log")
+    lo, hi = float(df["seconds"].min()), float(df["seconds"].max())
+    ax.set_xlim(lo / 2.5, hi * 4)
+    f_hi = float(df["f1"].max())
+    ax.set_ylim(max(0.0, float(df["f1"].min()) - 0.08), min(1.05, f_hi + 0.1))
+    ax.annotate("optimal", xy=(lo / 2.0, f_hi + 0.07), xytext=(lo * 1.2, f_hi + 0.015), fontsize=8, style="italic",
+                color="0.3", arrowprops={"arrowstyle": "->", "color": "0.3"})
+    ax.set_xlabel("per-graph time (seconds, log scale)")
+    ax.set_ylabel("Avg F1 (leaderboard Avg column)")
+    ax.set_title("Accuracy-cost frontier", fontsize=10)
+    ax.grid(alpha=0.3, which="both")
+    handles = [Line2D([], [], marker="D", color="0.4", linestyle="none", label="T_graph (runtime fit)"),
+               Line2D([], [], marker="o", color="0.4", linestyle="none", label="mean end-to-end time"),
+               Line2D([], [], linestyle="--", color="0.35", marker="o", markerfacecolor="none", markersize=11,
+                      label="Pareto set")]
+    ax.legend(handles=handles, loc="lower right", fontsize=8)
+    return _save(fig, out_dir, stem)
+
+
+# --------------------------------------------------------------------------- Fig. 14, 15
+
+
+_AXIS_ORDER = ("graph", "mechanism", "noise", "root")
+
+
+def _axes_in(frame: pd.DataFrame) -> List[str]:
+    present = _unique(frame["axis"])
+    return [a for a in _AXIS_ORDER if a in present] + [a for a in present if a not in _AXIS_ORDER]
+
+
+def prior_coverage_bars(coverage: pd.DataFrame, out_dir: PathLike, stem: str = "prior_coverage") -> List[Path]:
+    """Documented pretraining-prior coverage per method and factor axis (paper Fig. 14).
+
+    Horizontal grouped bars of covered / total (ratio in [0, 1]), one group
+    per method (alphabetical, as the paper's table), one bar per axis, each
+    labelled "covered/total".
+
+    Args:
+        coverage: ``Exposure.coverage`` — columns method, axis, covered, total, ratio.
+        out_dir, stem: where to write.
+
+    Returns:
+        [png, svg], or [] for an empty frame.
+
+    Raises:
+        ValueError: a required column is missing.
+    """
+    if coverage is None or len(coverage) == 0:
+        return []
+    _require(coverage, ["method", "axis", "covered", "total", "ratio"], "prior_coverage_bars")
+    methods = sorted(_unique(coverage["method"]), key=str)
+    axes_ = _axes_in(coverage)
+    n_m, n_a = len(methods), len(axes_)
+    h = 0.8 / n_a
+    fig = Figure(figsize=(7.5, 1.3 + 0.3 * n_m * n_a + 0.2 * n_m), layout="constrained")
+    ax = fig.subplots()
+    y = np.arange(n_m)
+    for k, a in enumerate(axes_):
+        ys = y - 0.4 + h * (k + 0.5)
+        for i, m in enumerate(methods):
+            row = coverage[(coverage["method"] == m) & (coverage["axis"] == a)]
+            if row.empty:
+                continue
+            r = row.iloc[0]
+            ax.barh(ys[i], float(r["ratio"]), height=h * 0.92, color=PALETTE[k % len(PALETTE)],
+                    label=str(a) if i == 0 or not ax.get_legend_handles_labels()[1].count(str(a)) else None)
+            ax.text(float(r["ratio"]) + 0.01, ys[i], f"{int(r['covered'])}/{int(r['total'])}", va="center",
+                    fontsize=7.5)
+    # one legend entry per axis (bars above may carry duplicates)
+    hs, ls = ax.get_legend_handles_labels()
+    seen: Dict[str, object] = {}
+    for hh, ll in zip(hs, ls):
+        seen.setdefault(ll, hh)
+    ax.legend(list(seen.values()), list(seen.keys()), title="factor axis", loc="center left",
+              bbox_to_anchor=(1.01, 0.5), fontsize=8)
+    ax.set_yticks(y)
+    ax.set_yticklabels(methods)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.15)
+    ax.set_xlabel("coverage: documented training categories / arena categories (ratio)")
+    ax.set_title("Pretraining-prior coverage per factor axis", fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    return _save(fig, out_dir, stem)
+
+
+def id_ood_bars(axes_frame: pd.DataFrame, out_dir: PathLike, stem: str = "id_ood") -> List[Path]:
+    """ID vs OOD F1 per method, one panel per factor axis, with reference ticks (paper Fig. 15 top row).
+
+    Teal bars: F1 on the categories inside the method's documented prior (ID);
+    pink: outside it (OOD). The dark tick on each bar is the reference group's
+    mean F1 on the same slice (a bar reaching past its tick beats the
+    reference); the number at the right of each OOD bar is R^OOD (Eq. 8) in
+    percent of the reference F1.
+
+    Args:
+        axes_frame: ``Exposure.axes`` — columns method, axis, f_id, f_ood,
+            ref_id, ref_ood, r_id, r_ood, gap (F1 in [0, 1]; r_* as fractions).
+        out_dir, stem: where to write.
+
+    Returns:
+        [png, svg], or [] for an empty frame.
+
+    Raises:
+        ValueError: a required column is missing.
+    """
+    if axes_frame is None or len(axes_frame) == 0:
+        return []
+    _require(axes_frame, ["method", "axis", "f_id", "f_ood", "ref_id", "ref_ood", "r_ood"], "id_ood_bars")
+    methods = sorted(_unique(axes_frame["method"]), key=str)
+    axes_ = _axes_in(axes_frame)
+    n_m = len(methods)
+    fig = Figure(figsize=(3.1 * len(axes_) + 0.6 + _label_inches(methods), 1.6 + 0.75 * n_m), layout="constrained")
+    top = np.nanmax(axes_frame[["f_id", "f_ood", "ref_id", "ref_ood"]].to_numpy(dtype=float))
+    xmax = min(1.05, (top if np.isfinite(top) else 1.0) + 0.2)
+    panels = fig.subplots(1, len(axes_), sharey=True, squeeze=False)[0]
+    y = np.arange(n_m)
+    hgt = 0.38
+    for ax, a in zip(panels, axes_):
+        sub = axes_frame[axes_frame["axis"] == a].set_index("method")
+        for i, m in enumerate(methods):
+            if m not in sub.index:
+                continue
+            r = sub.loc[m]
+            for off, f, ref, colour in ((-hgt / 2, r["f_id"], r["ref_id"], _ID_COLOUR),
+                                        (hgt / 2, r["f_ood"], r["ref_ood"], _OOD_COLOUR)):
+                f, ref = float(f), float(ref)
+                if np.isfinite(f):
+                    ax.barh(i + off, f, height=hgt * 0.95, color=colour)
+                if np.isfinite(ref):
+                    ax.plot([ref, ref], [i + off - hgt / 2, i + off + hgt / 2], color=_REF_COLOUR, linewidth=2.0)
+            r_ood = float(r["r_ood"])
+            f_ood = float(r["f_ood"])
+            if np.isfinite(r_ood) and np.isfinite(f_ood):
+                ax.text(max(f_ood, float(r["ref_ood"]) if np.isfinite(float(r["ref_ood"])) else 0) + 0.02,
+                        i + hgt / 2, f"{100 * r_ood:+.0f}%".replace("-0%", "+0%"), va="center", fontsize=7.5)
+        ax.set_xlim(0, xmax)
+        ax.set_xlabel("F1 on slice")
+        ax.set_title(f"{a}", fontsize=10)
+        ax.grid(axis="x", alpha=0.3)
+    panels[0].set_yticks(y)
+    panels[0].set_yticklabels(methods)
+    panels[0].set_ylim(n_m - 0.5, -0.5)
+    handles = [_patch(_ID_COLOUR, "ID (inside documented prior)"), _patch(_OOD_COLOUR, "OOD (held out)"),
+               Line2D([], [], color=_REF_COLOUR, linewidth=2.0, label="reference mean (same slice)"),
+               Line2D([], [], linestyle="none", marker="$\\%$", color="0.2", label="$R^{\\mathrm{OOD}}$ (Eq. 8), % of reference")]
+    fig.legend(handles=handles, loc="outside lower center", ncols=4, fontsize=8)
+    fig.suptitle("Pretraining exposure: ID vs OOD F1 per factor axis (obs-only)", fontsize=11)
+    return _save(fig, out_dir, stem)
