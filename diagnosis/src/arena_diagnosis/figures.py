@@ -41,6 +41,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 from matplotlib import colors as mcolors
+from matplotlib import rc_context
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
@@ -96,7 +97,9 @@ def _save(fig: Figure, out_dir: PathLike, stem: str) -> List[Path]:
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / f"{stem}.png", out / f"{stem}.svg"]
     fig.savefig(paths[0], dpi=_DPI, bbox_inches="tight", facecolor="white")
-    fig.savefig(paths[1], bbox_inches="tight", facecolor="white")
+    # text stays <text> in the SVG (searchable, selectable, smaller) instead of glyph paths
+    with rc_context({"svg.fonttype": "none"}):
+        fig.savefig(paths[1], bbox_inches="tight", facecolor="white")
     return paths
 
 

@@ -1,0 +1,203 @@
+"""Figures (issue 13 item 8): every figure is written as a non-blank PNG and a parseable SVG,
+shows the numbers it should (SVG text is kept as <text>), and an empty frame writes nothing."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pandas as pd
+import pytest
+import viz_fixtures as fx
+from matplotlib import image as mpimg
+
+from arena_diagnosis import figures as F
+
+LONG = "NOTEARS-MLP (very long method name)"
+
+
+def _svg_texts(path) -> list:
+    """All <text> strings of an SVG (parses it: a malformed SVG fails here)."""
+    root = ET.parse(path).getroot()
+    return ["".join(el.itertext()) for el in root.iter() if el.tag.endswith("}text")]
+
+
+def _check_written(paths, stems):
+    """Each stem has a PNG (> 8 KB, 150 dpi-sized, not one colour) and an SVG that parses."""
+    assert [p.name for p in paths] == [f"{s}.{ext}" for s in stems for ext in ("png", "svg")]
+    for p in paths:
+        assert p.exists() and p.stat().st_size > 8_000, p
+        if p.suffix == ".png":
+            img = mpimg.imread(p)
+            assert img.shape[0] > 300 and img.shape[1] > 300, img.shape
+            # not a single colour: the pixels differ, and a good share of them are not white
+            flat = img[..., :3].reshape(-1, 3)
+            assert np.ptp(flat, axis=0).max() > 0.5
+            assert (flat.min(axis=1) < 0.9).mean() > 0.02
+        else:
+            assert _svg_texts(p), f"{p} has no text"
+
+
+@pytest.fixture
+def out(tmp_path):
+    return tmp_path / "figures"
+
+
+def test_precision_recall_f1_shd(out):
+    paths = F.precision_recall_f1_shd(fx.leaderboard_cells(), out)
+    _check_written(paths, ["precision_recall_f1_shd"])
+    texts = _svg_texts(paths[1])
+    # one column per family, every method in the legend once (long name unabridged), iso-F1 labels
+    for fam in fx.FAMILIES:
+        assert f"{fam}: precision vs recall" in texts and f"{fam}: F1 vs SHD" in texts
+    for m in fx.METHODS:
+        assert texts.count(m) == 1
+    assert {"F1=0.2", "F1=0.4", "F1=0.6", "F1=0.8", "obs", "obs+int"} <= set(texts)
+
+
+def test_precision_recall_accepts_leaderboard_numeric_spelling_and_drops_avg(out):
+    cells = fx.leaderboard_cells().rename(columns={m: f"{m}_mean" for m in ("precision", "recall", "f1", "shd")})
+    avg = cells.groupby("method", as_index=False).mean(numeric_only=True).assign(family="Avg", split="Avg")
+    paths = F.precision_recall_f1_shd(pd.concat([cells, avg]), out, stem="pr")
+    _check_written(paths, ["pr"])
+    assert not any(t.startswith("Avg") for t in _svg_texts(paths[1]))
+
+
+def test_win_rate_matrix_prints_each_value(out):
+    pairwise, _, units = fx.win_rates()
+    paths = F.win_rate_matrix(pairwise, out, units=units)
+    _check_written(paths, ["win_rate_matrix"])
+    texts = _svg_texts(paths[1])
+    # pairwise[a, b] = 0.5 + (s_a - s_b) / 2 with s = .9 .7 .5 .3 .1: 0.60 on the 4 first off-diagonal
+    # cells, 0.90 once (pc over avici), 0.10 once; the diagonal is blank (20 values for 5 methods)
+    assert texts.count("0.60") == 4 and texts.count("0.90") == 1 and texts.count("0.10") == 1
+    assert sum(bool(re.fullmatch(r"0\.\d\d", t)) for t in texts) == 20
+    assert any("shared units per pair: 40-40" in t for t in texts)
+    assert texts.count(LONG) == 2  # row and column label
+
+
+def test_win_rate_bars_stars_best_and_second_per_family(out):
+    _, by_family, _ = fx.win_rates()
+    paths = F.win_rate_bars(by_family, out)
+    _check_written(paths, ["win_rate_bars"])
+    texts = _svg_texts(paths[1])
+    assert texts.count("\u2605") == 4 and texts.count("\u2606") == 4  # one best, one second per family
+    tick_labels = [t for t in texts if t in fx.METHODS]
+    assert tick_labels == list(by_family.index)  # ordered by mean, as given
+
+
+def test_interaction_heatmaps_one_per_factor(out):
+    inter = fx.interaction_scores()
+    paths = F.interaction_heatmaps(inter, out)
+    _check_written(paths, ["interaction_graph", "interaction_mechanism"])
+    texts = _svg_texts(paths[3])
+    # mechanism: a = (i-2)/10, b = (j-1.5)/4 -> pc/linear = (-0.2)(-0.375) = 0.07500000000000001 -> "+0.08",
+    # avici/linear "-0.08"; pc/rff (-0.2)(0.125) = "-0.03"; the DirectLiNGAM row (a = 0) prints "0.00", no sign
+    assert texts.count("0.00") == 4 and "-0.00" not in texts
+    assert texts.count("+0.08") == 2 and texts.count("-0.08") == 2 and texts.count("-0.03") == 2
+    assert {"linear", "polynomial", "rff", "mlp"} <= set(texts)
+
+
+def test_curves(out):
+    d_paths = F.d_curve(fx.d_curve(), out)
+    n_paths = F.n_curve(fx.n_curve(), out)
+    _check_written(d_paths, ["d_curve"])
+    _check_written(n_paths, ["n_curve"])
+    d_texts = _svg_texts(d_paths[1])
+    assert {"5", "10", "20", "50"} <= set(d_texts) and "number of variables d" in d_texts
+    # legend ordered by F1 at the largest d: pc .6, ges .3, then the three clipped at 0.05 (stable)
+    legend = [t for t in d_texts if t in fx.METHODS]
+    assert legend[:2] == ["pc", "ges"]
+    n_texts = _svg_texts(n_paths[1])
+    assert {"100", "1000", "10000"} <= set(n_texts)
+
+
+def test_protocol_bars_sd_by_hand(out):
+    paths = F.protocol_bars(fx.protocol_table(), out)
+    _check_written(paths, ["protocol_delta_f1"])
+    texts = _svg_texts(paths[1])
+    # pc: F1 .60 .60 .62 .50 over protocols -> sample SD sqrt(.0088 / 3) = 0.0542
+    assert "SD 0.054" in [t.strip() for t in texts]
+    assert "default" not in texts  # default is the reference, not a bar
+    assert {"fixed_setpoint", "soft_shift", "few_targets"} <= set(texts)
+
+
+def test_domain_heatmap_with_sd_bars(out):
+    shift = fx.domain_shift()
+    paths = F.domain_heatmap(shift, out, family="semantic")
+    _check_written(paths, ["domain_shift"])
+    texts = [t.strip() for t in _svg_texts(paths[1])]
+    for sd in shift.groupby("method")["domain_sd"].first():
+        assert f"{sd:.3f}" in texts
+    assert "cybersecurity and IT operations" in texts
+    assert any("(semantic)" in t for t in texts)
+
+
+def test_real_data_strip(out):
+    paths = F.real_data_strip(fx.real_data(), out)
+    _check_written(paths, ["real_data"])
+    texts = _svg_texts(paths[1])
+    assert "real data, obs (5 tables)" in texts and "real data, obs+int (2 tables)" in texts
+    assert {"sachs", "asia", "alarm", "child", "insurance", "method mean"} <= set(texts)
+
+
+def test_pareto_frontier(out):
+    paths = F.pareto_frontier(fx.frontier(), out)
+    _check_written(paths, ["pareto_frontier"])
+    texts = _svg_texts(paths[1])
+    assert set(fx.METHODS) <= set(texts)
+    assert "per-graph time (seconds, log scale)" in texts and "Pareto set" in texts
+
+
+def test_prior_coverage_labels(out):
+    paths = F.prior_coverage_bars(fx.exposure_coverage(), out)
+    _check_written(paths, ["prior_coverage"])
+    texts = _svg_texts(paths[1])
+    assert {"2/5", "3/8", "1/6", "1/7", "3/5", "4/8", "2/6", "2/7", "1/8"} <= set(texts)
+    assert [t for t in texts if t in ("avici", "cauScale", "sea")] == ["avici", "cauScale", "sea"]  # alphabetical
+
+
+def test_id_ood_bars_r_ood_by_hand(out):
+    paths = F.id_ood_bars(fx.exposure_axes(), out)
+    _check_written(paths, ["id_ood"])
+    texts = _svg_texts(paths[1])
+    # avici / root: f_ood = .35 + .03 = .38, ref .33 -> R = .05 / .33 = +15 %; cauScale / graph: .29 -> -12 %
+    assert "+15%" in texts and "-12%" in texts
+    assert {"graph", "mechanism", "noise", "root"} <= set(texts)
+
+
+ALL = [
+    (F.precision_recall_f1_shd, ["method", "family", "split", "precision", "recall", "f1", "shd"]),
+    (F.interaction_heatmaps, ["factor", "level", "method", "score", "interaction"]),
+    (F.d_curve, ["method", "d", "score", "sd", "units"]),
+    (F.n_curve, ["method", "n", "score", "sd", "units"]),
+    (F.protocol_bars, ["method", "protocol", "f1", "shd", "delta_f1", "f1_sd"]),
+    (F.domain_heatmap, ["method", "domain", "f1", "shift", "domain_sd"]),
+    (F.real_data_strip, ["method", "split", "table", "f1", "shd"]),
+    (F.pareto_frontier, ["method", "f1", "seconds", "time_source", "pareto"]),
+    (F.prior_coverage_bars, ["method", "axis", "covered", "total", "ratio"]),
+    (F.id_ood_bars, ["method", "axis", "f_id", "f_ood", "ref_id", "ref_ood", "r_id", "r_ood", "gap"]),
+    (F.win_rate_matrix, []),
+    (F.win_rate_bars, []),
+]
+
+
+@pytest.mark.parametrize("func,columns", ALL, ids=[f.__name__ for f, _ in ALL])
+def test_empty_frame_writes_nothing(func, columns, out):
+    assert func(pd.DataFrame(columns=columns), out, "empty") == []
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_missing_column_is_named():
+    frame = fx.d_curve().drop(columns=["score"])
+    with pytest.raises(ValueError, match=r"d_curve: .*'score'"):
+        F.d_curve(frame, "/nonexistent-never-written", "x")
+    with pytest.raises(ValueError, match="interaction"):
+        F.interaction_heatmaps(fx.interaction_scores().drop(columns=["interaction"]), "/nonexistent", "x")
+
+
+def test_win_rate_matrix_rejects_mismatched_axes():
+    pairwise, _, _ = fx.win_rates()
+    with pytest.raises(ValueError, match="same methods"):
+        F.win_rate_matrix(pairwise.iloc[:, :3], "/nonexistent", "x")
