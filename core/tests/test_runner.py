@@ -241,7 +241,7 @@ def test_a_store_failure_is_raised_not_swallowed(tmp_path, registry):
     store = Store(str(tmp_path / "r.sqlite"))
     calls = []
 
-    def broken(row):
+    def broken(row, prediction=None, truth=None):
         calls.append(row)
         raise OSError("disk full")
 

@@ -18,8 +18,10 @@ For each cell the runner
 7. orients CPDAG/PAG undirected edges with the cell seed
    (:func:`causalarena.metrics.orient_cpdag`, App. B.2) and scores the DAG
    (:func:`causalarena.metrics.compute_metrics`);
-8. writes the run (a :class:`causalarena.runs.RunRecord`) in one
-   transaction (:class:`causalarena.store.Store`).
+8. writes the run (a :class:`causalarena.runs.RunRecord`) and, for an ``ok``
+   run, its scored DAG, edge scores and true graph
+   (:mod:`causalarena.predictions`) in one transaction
+   (:class:`causalarena.store.Store`).
 
 Statuses are :class:`causalarena.records.Status` members; the progress bar
 counts :data:`causalarena.records.FAILURE_STATUSES` as failures.
@@ -53,6 +55,7 @@ from .conventions import CPDAG_ORIENTATIONS, CPDAG_REPAIRS
 from .data import Dataset, Prediction
 from .isolation import IsolationError, WorkerLaunch, local_launch
 from .metrics import repair_cpdag_cycles, scoring_config
+from .predictions import Truth, as_adjacency, node_tags
 from .records import FAILURE_STATUSES, Status
 from .runs import KEY_COLUMNS, RunRecord, to_status
 from .store import MachineFault, Store, config_hash
@@ -669,7 +672,11 @@ class _DatasetCache:
 # Scoring
 # ---------------------------------------------------------------------------
 
-Scorer = Callable[[np.ndarray, Prediction, int], Tuple[Dict[str, Optional[float]], List[str]]]
+#: ``(true_adjacency, prediction, seed) -> (metrics, warnings)`` or ``(metrics, warnings, scored_adjacency)``:
+#: the optional third item is the d × d DAG the metrics were computed on (after CPDAG orientation), which the
+#: runner stores as the run's prediction. A scorer returning two items gets a DAG output's adjacency stored
+#: as is, and no stored prediction for a CPDAG/PAG output (what it scored is unknown).
+Scorer = Callable[[np.ndarray, Prediction, int], Tuple[Any, ...]]
 
 
 def default_scorer(metrics: Mapping[str, Any], orientation: str = CPDAG_ORIENTATIONS[0]) -> Scorer:
@@ -679,11 +686,13 @@ def default_scorer(metrics: Mapping[str, Any], orientation: str = CPDAG_ORIENTAT
     with the cell seed by ``orientation`` (:func:`causalarena.metrics.orient_cpdag`:
     ``"mec"``, a random member of the Markov equivalence class, or
     ``"linear_extension"``); the DAG is then scored by
-    :func:`causalarena.metrics.compute_metrics`.
+    :func:`causalarena.metrics.compute_metrics`. Returns ``(metrics,
+    warnings, dag)``, ``dag`` the scored (d × d) adjacency (:data:`Scorer`).
     """
     from .metrics import compute_metrics, orient_cpdag
 
-    def score(truth: np.ndarray, prediction: Prediction, seed: int):
+    def score(truth: np.ndarray, prediction: Prediction, seed: int
+              ) -> Tuple[Dict[str, Optional[float]], List[str], np.ndarray]:
         adjacency = np.asarray(prediction.adjacency)
         warnings: List[str] = []
         if prediction.kind in ("cpdag", "pag"):
@@ -691,7 +700,7 @@ def default_scorer(metrics: Mapping[str, Any], orientation: str = CPDAG_ORIENTAT
             if (np.asarray(prediction.adjacency) != adjacency).any():
                 warnings.append("oriented_undirected_edges")
         values, w = compute_metrics(truth, adjacency, prediction.edge_scores, metrics)
-        return values, warnings + list(w)
+        return values, warnings + list(w), adjacency
 
     return score
 
@@ -849,8 +858,9 @@ class Runner:
                         started_at=_now(), flags=[], metrics={},
                         scoring=scoring_config(m.output_kind, self.cpdag_orientation, self.cpdag_repair))
         t0 = time.perf_counter()
+        kept: Optional[Tuple[Prediction, Truth]] = None
         try:
-            self._run_cell(cell, slot, row)
+            kept = self._run_cell(cell, slot, row)
         except MachineFault:
             raise  # the machine's fault, never the method's result: the grid stops, nothing is stored
         except OSError as exc:  # the runner's own I/O (the method's OSErrors come back as fit answers)
@@ -865,15 +875,22 @@ class Runner:
         if row.wall_seconds is None:
             row.wall_seconds = time.perf_counter() - t0
         row.finished_at = _now()
+        if kept is not None and row.status is Status.OK:
+            try:  # the run, its scored DAG and its truth in one transaction
+                self.store.record(row, prediction=kept[0], truth=kept[1])
+                return row
+            except ValueError as exc:  # a prediction that does not encode: the run stands, unkept
+                row.flags.append(f"prediction_not_kept: {exc}")
         self.store.record(row)
         return row
 
-    def _run_cell(self, cell: Cell, slot: Dict[str, Any], row: RunRecord) -> None:
+    def _run_cell(self, cell: Cell, slot: Dict[str, Any], row: RunRecord) -> Optional[Tuple[Prediction, Truth]]:
+        """Fill ``row``; for a scored ``ok`` run return what to keep: the scored prediction and its truth."""
         m = cell.method
         if cell.split == "obs_int" and not m.supports_interventions:
             row.status, row.wall_seconds = Status.UNSUPPORTED, 0.0
             row.error = f"method {m.name!r} does not support interventions (obs+int split is missing)"
-            return
+            return None
         try:
             dataset, path = self.cache.get(cell)
         except MachineFault:
@@ -881,7 +898,7 @@ class Runner:
         except Exception as exc:  # noqa: BLE001 - the family's generator raised: the cell's failure
             row.status = Status.FAILED
             row.error = f"dataset construction failed: {type(exc).__name__}: {exc}"
-            return
+            return None
         row.n, row.d, row.seed = dataset.n, dataset.d, dataset.metadata.get("seed")
         row.varsortability = dataset.metadata.get("varsortability")
         row.r2_sortability = dataset.metadata.get("r2_sortability")
@@ -889,10 +906,10 @@ class Runner:
         row.flags = list(chk.warnings)
         if not chk.ok:
             row.status, row.wall_seconds, row.error = Status.INVALID_INPUT, 0.0, chk.message()
-            return
+            return None
         worker = self._worker_for(m, slot, row)
         if worker is None:
-            return
+            return None
         row.isolation = worker.launch.label
         row.python = worker.info.get("python")
         row.load_seconds = worker.load_seconds
@@ -907,13 +924,13 @@ class Runner:
             slot.pop("worker", None)
             worker.close()
         if row.status is not Status.OK:
-            return
+            return None
         try:
             pred = Prediction.from_json(res["prediction"])
         except Exception as exc:  # noqa: BLE001
             row.status = Status.INVALID_OUTPUT
             row.error = f"prediction not decodable: {type(exc).__name__}: {exc}"
-            return
+            return None
         out = check_output(pred, dataset.d, kind=m.output_kind, columns=dataset.columns,
                            cpdag_repair=self.cpdag_repair)
         row.flags += out.flags
@@ -921,20 +938,38 @@ class Runner:
             row.flags.append(f"kind_mismatch: declared {m.output_kind}, returned {pred.kind}")
         if not out.ok:
             row.status, row.error = Status.INVALID_OUTPUT, out.message()
-            return
+            return None
         if "edge_scores_invalid" in out.flags:
             pred.edge_scores = None
         if any(f.startswith("cpdag_repaired") for f in out.flags):  # then oriented like any CPDAG
             pred.adjacency = repair_cpdag_cycles(pred.adjacency)[0]
         pred.kind = m.output_kind
+        scored: Optional[np.ndarray] = None
         try:
             truth = dataset.true_adjacency
             assert truth is not None  # protocol-built datasets always carry their SCM's adjacency
-            values, warnings = self.scorer(truth, pred, int(row.seed or 0))
+            result = self.scorer(truth, pred, int(row.seed or 0))
+            values, warnings = result[0], result[1]
+            if len(result) > 2:
+                scored = np.asarray(result[2])
+            elif pred.kind == "dag":  # a two-item scorer scored the DAG as returned
+                scored = np.asarray(pred.adjacency)
         except Exception as exc:  # noqa: BLE001 - scoring error is a flag, the run stands
             values, warnings = {}, [f"scoring_error: {type(exc).__name__}: {exc}"]
         row.metrics = values
         row.flags += list(warnings)
+        if scored is None or truth is None:
+            return None
+        try:
+            spec = getattr(cell.instance, "spec", None)
+            kept = (Prediction(adjacency=as_adjacency(scored, "scored adjacency"), kind=m.output_kind,
+                               edge_scores=pred.edge_scores),
+                    Truth(adjacency=truth, columns=dataset.columns,
+                          node_tags=node_tags(getattr(spec, "nodes", ()), dataset.columns)))
+        except ValueError as exc:  # e.g. a scorer that handed back a non-0/1 matrix: the run stands, unkept
+            row.flags.append(f"prediction_not_kept: {exc}")
+            return None
+        return kept
 
     def _worker_for(self, m: Any, slot: Dict[str, Any], row: RunRecord) -> Optional[WorkerHandle]:
         key = (m.name, m.factory, json.dumps(dict(m.params), sort_keys=True, default=str))

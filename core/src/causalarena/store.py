@@ -7,6 +7,16 @@ intervention protocol and ``n``. Every run is written in its own transaction
 (``INSERT OR REPLACE``), so a runner killed at any moment leaves only whole
 rows, and rerunning the same grid skips the keys in :meth:`Store.done_keys`.
 
+Table ``predictions`` holds, per ``ok`` run (same key), the scored adjacency,
+the native output kind, the edge scores and the id of its true graph; table
+``truths`` holds each true graph once (:mod:`causalarena.predictions` for the
+encodings). Both are written in the run's own transaction
+(:meth:`Store.record` with ``prediction=`` and ``truth=``), so no run is ever
+stored without its prediction or the other way round; a store written before
+they existed gets them (empty) when opened for writing, and its readers
+(:meth:`Store.predictions_frame`, :meth:`Store.truths`) return nothing when it
+is opened read-only.
+
 A fault of the file or its disk (full, read-only, corrupt, not a store at
 all) is a :class:`StoreError` naming the path, the cause and the remedy; it
 is a :class:`MachineFault`, the harness's own environment failing, which the
@@ -21,12 +31,16 @@ import json
 import os
 import sqlite3
 import threading
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Set, Tuple, Union
 
-from .records import STATUSES
+from .predictions import Truth, decode_adjacency, decode_scores, encode_adjacency, encode_scores, truth_id
+from .records import STATUSES, Status
 from .runs import KEY_COLUMNS, Key, RunRecord, to_status
 
-__all__ = ["COLUMNS", "KEY_COLUMNS", "MACHINE_FAULT_EXIT", "Key", "MachineFault", "RunRecord", "STATUSES", "Store",
+if TYPE_CHECKING:
+    from .data import Prediction
+
+__all__ = ["COLUMNS", "KEY_COLUMNS", "PREDICTION_COLUMNS", "MACHINE_FAULT_EXIT", "Key", "MachineFault", "RunRecord", "STATUSES", "Store",
            "StoreError", "config_hash", "store_error"]
 
 #: column name → SQL type, in table order (the attributes of :class:`~causalarena.runs.RunRecord`,
@@ -72,6 +86,17 @@ COLUMNS = {
     # added with the CPDAG scoring policies (issue 12); NULL for DAG outputs and older rows
     "scoring": "TEXT",         # "orientation=mec, cpdag_repair=undirect_cycles" (metrics.scoring_config)
 }
+
+#: the ``predictions`` table (one row per ``ok`` run, keyed like the run); ``adjacency`` is the scored
+#: DAG (:func:`causalarena.predictions.encode_adjacency`), ``edge_scores`` NULL when the run had none
+_PREDICTIONS_SQL = (f"CREATE TABLE IF NOT EXISTS predictions (\n  {', '.join(f'{k} {COLUMNS[k]}' for k in KEY_COLUMNS)},"
+                    "\n  kind TEXT NOT NULL, adjacency BLOB NOT NULL, edge_scores BLOB, d INTEGER NOT NULL,"
+                    f"\n  truth_id TEXT NOT NULL,\n  PRIMARY KEY ({', '.join(KEY_COLUMNS)}))")
+#: the ``truths`` table: one row per distinct true graph (:class:`causalarena.predictions.Truth`)
+_TRUTHS_SQL = ("CREATE TABLE IF NOT EXISTS truths (truth_id TEXT PRIMARY KEY, d INTEGER NOT NULL, "
+               "columns TEXT NOT NULL, adjacency BLOB NOT NULL, node_tags TEXT)")
+#: the columns of :meth:`Store.predictions_frame`
+PREDICTION_COLUMNS = (*KEY_COLUMNS, "kind", "adjacency", "edge_scores", "truth_id")
 
 #: exit code of an ``arena`` command stopped by a :class:`MachineFault` (0 success, 1 other runtime
 #: failure, 2 bad arguments): fix the named file or folder, then rerun the same command to resume.
@@ -238,6 +263,8 @@ class Store:
             for name, sql_type in COLUMNS.items():
                 if name not in present:  # a store written by an older version: add the column, keep the rows
                     self._conn.execute(f"ALTER TABLE runs ADD COLUMN {name} {sql_type.replace(' NOT NULL', '')}")
+            self._conn.execute(_PREDICTIONS_SQL)  # an older store gets them empty
+            self._conn.execute(_TRUTHS_SQL)
         except StoreError:
             self._conn.close()
             raise
@@ -259,18 +286,28 @@ class Store:
             raise _not_a_store(self.path, f"its table 'runs' lacks the column(s) {', '.join(missing)}")
 
     # -- writing -------------------------------------------------------------
-    def record(self, row: Union[RunRecord, Mapping[str, Any]]) -> None:
-        """Write one run in its own transaction (replacing the same key).
+    def record(self, row: Union[RunRecord, Mapping[str, Any]], prediction: Optional["Prediction"] = None,
+               truth: Optional[Truth] = None) -> None:
+        """Write one run in its own transaction (replacing the same key), with its prediction.
 
         ``row`` is a :class:`~causalarena.runs.RunRecord` or a column → value
         mapping (:meth:`RunRecord.from_row <causalarena.runs.RunRecord.from_row>`;
         absent columns are NULL, absent JSON columns an empty list / object). ``flags`` (list), ``metrics``, ``params`` and
         ``factors`` (dicts) are stored as JSON, the status as its text.
 
+        ``prediction`` (a :class:`causalarena.data.Prediction` holding the
+        *scored* d × d adjacency, i.e. after CPDAG orientation, its native
+        ``kind`` and optional edge scores) and ``truth`` (the graph it was
+        scored against) go into the tables ``predictions`` and ``truths`` in
+        the same transaction. Without a prediction, a stored prediction of this
+        key (an ``ok`` run being rerun) is deleted in that transaction.
+
         Raises:
             KeyError: unknown columns (naming them), or a key column or the
                 status missing (``run row lacks [...]``).
-            ValueError: a status outside :data:`STATUSES`.
+            ValueError: a status outside :data:`STATUSES`; a prediction without
+                a truth, with a run that is not ``ok``, or of another size than
+                its truth.
             StoreError: SQLite cannot write it (disk full, read-only, corrupt …);
                 nothing of this row is stored.
         """
@@ -279,13 +316,21 @@ class Store:
             raise KeyError("run row lacks ['status']")
         values = record.as_row()
         names = list(values)
-        sql = (f"INSERT OR REPLACE INTO runs ({', '.join(names)}) "
-               f"VALUES ({', '.join('?' for _ in names)})")
+        key = [values[k] for k in KEY_COLUMNS]
+        statements: List[Tuple[str, List[Any]]] = [
+            (f"INSERT OR REPLACE INTO runs ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})",
+             [values[k] for k in names])]
+        if prediction is None:
+            where = " AND ".join(f"{k} = ?" for k in KEY_COLUMNS)
+            statements.append((f"DELETE FROM predictions WHERE {where}", key))
+        else:
+            statements += self._prediction_statements(record, key, prediction, truth)
         with self._lock:
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
                 try:
-                    self._conn.execute(sql, [values[k] for k in names])
+                    for sql, args in statements:
+                        self._conn.execute(sql, args)
                     self._conn.execute("COMMIT")
                 except BaseException:
                     # SQLite has already rolled back after some errors (SQLITE_FULL, SQLITE_IOERR …):
@@ -298,6 +343,63 @@ class Store:
                     raise
             except sqlite3.Error as exc:
                 raise store_error(self.path, "write", exc) from exc
+
+    @staticmethod
+    def _prediction_statements(record: RunRecord, key: List[Any], prediction: "Prediction",
+                               truth: Optional[Truth]) -> List[Tuple[str, List[Any]]]:
+        """The INSERTs of a prediction and its truth (encoded here, before the transaction opens)."""
+        if truth is None:
+            raise ValueError("Store.record: a prediction needs its truth (the graph it was scored against)")
+        if record.status is not Status.OK:
+            raise ValueError(f"Store.record: a prediction is kept for ok runs only, this run is {record.status}")
+        adjacency = encode_adjacency(prediction.adjacency)
+        d = int(len(prediction.adjacency))
+        if d != truth.d:
+            raise ValueError(f"Store.record: the prediction is {d} x {d} but its truth is {truth.d} x {truth.d}")
+        scores = None if prediction.edge_scores is None else encode_scores(prediction.edge_scores)
+        tid = truth_id(str(record.family), str(record.scm_id), truth)
+        cols = (*KEY_COLUMNS, "kind", "adjacency", "edge_scores", "d", "truth_id")
+        return [("INSERT OR IGNORE INTO truths (truth_id, d, columns, adjacency, node_tags) VALUES (?, ?, ?, ?, ?)",
+                 [tid, *truth.encode()]),
+                (f"INSERT OR REPLACE INTO predictions ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
+                 [*key, str(prediction.kind), adjacency, scores, d, tid])]
+
+    def update_metrics(self, updates: Iterable[Tuple[Key, Mapping[str, Optional[float]]]]) -> int:
+        """Merge new metric values into stored runs, all in one transaction; returns the runs updated.
+
+        Each ``(key, values)`` sets ``values`` (name → float or None) in the
+        run's ``metrics`` and keeps its other metrics. A key not in the store
+        is skipped. A crash before the commit leaves every run as it was.
+
+        Raises:
+            StoreError: SQLite cannot write (nothing is updated).
+        """
+        where = " AND ".join(f"{k} = ?" for k in KEY_COLUMNS)
+        done = 0
+        with self._lock:
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    for key, values in updates:
+                        found = self._conn.execute(f"SELECT metrics FROM runs WHERE {where}", list(key)).fetchone()
+                        if found is None:
+                            continue
+                        metrics = json.loads(found[0]) if found[0] else {}
+                        metrics.update(values)
+                        self._conn.execute(f"UPDATE runs SET metrics = ? WHERE {where}",
+                                           [json.dumps(metrics), *key])
+                        done += 1
+                    self._conn.execute("COMMIT")
+                except BaseException:
+                    if self._conn.in_transaction:
+                        try:
+                            self._conn.execute("ROLLBACK")
+                        except sqlite3.Error:
+                            pass
+                    raise
+            except sqlite3.Error as exc:
+                raise store_error(self.path, "write", exc) from exc
+        return done
 
     # -- reading -------------------------------------------------------------
     def done_keys(self, statuses: Optional[Iterable[str]] = None) -> Set[Key]:
@@ -387,6 +489,71 @@ class Store:
                 rec[rename[m]] = float("nan") if v is None else float(v)
             records.append(rec)
         return pd.DataFrame.from_records(records, columns=base + [rename[m] for m in metric_names])
+
+    def _has_table(self, name: str) -> bool:
+        return bool(self._query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)))
+
+    def _query(self, sql: str, args: Iterable[Any] = ()) -> List[Tuple[Any, ...]]:
+        with self._lock:
+            try:
+                return list(self._conn.execute(sql, list(args)).fetchall())
+            except sqlite3.Error as exc:
+                raise store_error(self.path, "read", exc) from exc
+
+    def prediction_count(self) -> int:
+        """Number of stored predictions (0 for a store written before they were kept)."""
+        present = self._has_table("predictions")
+        return int(self._query("SELECT count(*) FROM predictions")[0][0]) if present else 0
+
+    def missing_predictions(self) -> int:
+        """Number of ``ok`` runs without a stored prediction (stored before predictions were kept).
+
+        :data:`causalarena.predictions.FILL_COMMAND` stores them.
+        """
+        present = self._has_table("predictions")
+        if not present:
+            return int(self._query("SELECT count(*) FROM runs WHERE status = ?", [Status.OK.value])[0][0])
+        on = " AND ".join(f"p.{k} = r.{k}" for k in KEY_COLUMNS)
+        return int(self._query(f"SELECT count(*) FROM runs r WHERE r.status = ? AND NOT EXISTS "
+                               f"(SELECT 1 FROM predictions p WHERE {on})", [Status.OK.value])[0][0])
+
+    def predictions_frame(self) -> Any:
+        """A ``pandas.DataFrame`` with one row per stored prediction (of an ``ok`` run), ordered by key.
+
+        Columns (:data:`PREDICTION_COLUMNS`): the run key (``family``,
+        ``scm_id``, ``split``, ``replicate``, ``method``, ``config_hash``),
+        ``kind`` (native output kind ``"dag"`` / ``"cpdag"`` / ``"pag"``),
+        ``adjacency`` (d × d bool numpy array, the scored DAG: after
+        orientation), ``edge_scores`` (d × d float64 numpy array or ``None``)
+        and ``truth_id`` (a key of :meth:`truths`). Empty (same columns) for a
+        store written before predictions were kept.
+
+        Raises:
+            StoreError: SQLite cannot read the table.
+            ValueError: a blob that does not decode (a damaged row).
+        """
+        import pandas as pd
+
+        present = self._has_table("predictions")
+        rows = self._query(f"SELECT {', '.join(KEY_COLUMNS)}, kind, adjacency, edge_scores, d, truth_id "
+                           f"FROM predictions ORDER BY {', '.join(KEY_COLUMNS)}") if present else []
+        n_key = len(KEY_COLUMNS)
+        records = []
+        for r in rows:
+            d = int(r[n_key + 3])
+            records.append((*r[:n_key], r[n_key], decode_adjacency(r[n_key + 1], d),
+                            None if r[n_key + 2] is None else decode_scores(r[n_key + 2], d), r[n_key + 4]))
+        return pd.DataFrame.from_records(records, columns=list(PREDICTION_COLUMNS))
+
+    def truths(self) -> Dict[str, Truth]:
+        """Every stored true graph, by ``truth_id`` (``{}`` for a store written before predictions were kept).
+
+        Raises:
+            StoreError: SQLite cannot read the table.
+        """
+        present = self._has_table("truths")
+        rows = self._query("SELECT truth_id, d, columns, adjacency, node_tags FROM truths") if present else []
+        return {r[0]: Truth.decode(*r[1:]) for r in rows}
 
     def close(self) -> None:
         with self._lock:
