@@ -10,6 +10,7 @@ from the built-in plugin :mod:`causalarena.commands`::
     arena run [options]                    run the grid, resume, print the leaderboard
     arena audit FAMILY                     regenerate + audit a family's SCMs (App. A.2)
     arena report [--results DIR]           the leaderboard of a results folder
+    arena rescore [--results DIR]          recompute metrics from the stored predictions
     arena export [--family F] [--scm ID]   datasets (Parquet), specs (JSON), adjacency (CSV)
 
 ``sandbox`` comes from arena-sandbox; ``validate`` and ``card`` from

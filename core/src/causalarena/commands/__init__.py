@@ -47,5 +47,7 @@ def arena_commands() -> Iterator[CommandInfo]:
     yield CommandInfo(name="audit", factory=f"{_HERE}.audit",
                       help="regenerate and audit a family's SCMs (App. A.2 gates, resample statistics)")
     yield CommandInfo(name="report", factory=f"{_HERE}.report", help="print the leaderboard of a results folder")
+    yield CommandInfo(name="rescore", factory=f"{_HERE}.rescore",
+                      help="recompute metrics from the stored predictions, without running any method")
     yield CommandInfo(name="export", factory=f"{_HERE}.export",
                       help="export datasets (Parquet), specs (JSON), adjacency (CSV)")
