@@ -189,8 +189,8 @@ def test_a_plugin_command_is_listed_in_help_and_runs_with_its_arguments(reg, cap
     assert "say hello (a test plugin)" in out and "echo the raw argv" in out
     # the core's commands first, in their order
     listed = out.split("{", 1)[1].split("}", 1)[0].split(",")
-    assert listed[:8] == ["plugins", "methods", "families", "show", "run", "audit", "report", "rescore",
-                                         "export"]
+    assert listed[:9] == ["plugins", "methods", "families", "show", "run", "audit", "report", "rescore",
+                          "export"]
     assert {"hello", "echo", "broken"} <= set(listed)
     assert arena(reg, capsys, "hello", "--name", "ada", "--times", "2") == (0, "hello ada\nhello ada\n", "")
     with pytest.raises(SystemExit) as exc:
