@@ -154,3 +154,62 @@ def slice_scores(factor: str, levels) -> pd.DataFrame:
             rows.append({"factor": factor, "level": str(lv), "method": m, "split": "obs",
                          "score": round(0.2 + 0.1 * i + 0.05 * j, 3), "sd": 0.1, "units": 10 + j})
     return pd.DataFrame(rows)
+
+
+#: a method name that would break out of a <script> tag or inject markup if not escaped
+EVIL = "evil</script><b>bold</b>&amp;"
+HTML_METHODS = ["pc", "ges", EVIL, "DirectLiNGAM"]
+
+
+def html_report(out_dir):
+    """An HtmlReport with 4 methods, failures for two of them, 3 slice factors, real figure files in
+    ``out_dir/figures`` and two extra tables. Leaderboard F1 values chosen so each sort order is distinct."""
+    from arena_diagnosis import figures as F
+    from arena_diagnosis.html import HtmlReport
+
+    lb = pd.DataFrame({
+        "method": HTML_METHODS,
+        "synthetic / obs": [0.31, 0.45, 0.12, 0.27],
+        "synthetic / obs+int": [0.35, np.nan, 0.20, 0.50],   # ges has no obs+int cell: missing sorts last
+        "Avg": [0.33, 0.45, 0.16, 0.385],
+    })
+    failures = pd.DataFrame({
+        "method": ["ges", "ges", EVIL],
+        "status": ["failed", "timeout", "failed"],
+        "count": [2, 1, 3],
+        "examples": [["ValueError: singular covariance in score", "LinAlgError: SVD did not converge"],
+                     ["timeout after 600 s"], ["<script>alert(1)</script> broke"]],
+    })
+    slices = {
+        "graph": _slices_for(HTML_METHODS, "graph", ["er", "sf", "sbm"]),
+        "d": _slices_for(HTML_METHODS, "d", ["5", "10", "20", "50"]),
+        "mechanism": _slices_for(HTML_METHODS, "mechanism", ["linear", "polynomial"]),
+    }
+    fig_dir = out_dir / "figures"
+    pairwise, by_family, units = win_rates()
+    figs = []
+    for title, paths in (("Pairwise win rate (Fig. 19)", F.win_rate_matrix(pairwise, fig_dir, units=units)),
+                         ("F1 vs d (Fig. 11)", F.d_curve(d_curve(), fig_dir)),
+                         ("Accuracy-cost frontier (Fig. 9)", F.pareto_frontier(frontier(), fig_dir))):
+        figs.append((title, f"figures/{paths[0].name}"))
+    tables = {
+        "Sortability": pd.DataFrame({"family": ["synthetic", "semantic"], "varsortability": [0.62, 0.48],
+                                     "r2_sortability": [0.55, 0.51]}),
+        "Runtime (T_fixed + k T_graph)": pd.DataFrame({"method": ["pc", "ges"], "d": [10, 10],
+                                                       "T_fixed": [0.4, 1.2], "T_graph": [0.08, 0.9]}),
+    }
+    config = {"causal-arena": "0.6.0", "arena-diagnosis": "0.1.0", "command": "arena report --results results/",
+              "results": "/tmp/results", "python": "3.11.2"}
+    return HtmlReport(title="CausalArena report <test>", leaderboard=lb, failures=failures, slices=slices,
+                      figures=figs, tables=tables, config=config)
+
+
+def _slices_for(methods, factor, levels):
+    rows = []
+    for i, m in enumerate(methods):
+        for j, lv in enumerate(levels):
+            for s in ("obs", "obs_int"):
+                rows.append({"factor": factor, "level": lv, "method": m, "split": s,
+                             "score": round(0.1 + 0.15 * i + 0.05 * j + (0.02 if s == "obs_int" else 0), 3),
+                             "sd": 0.05, "units": 4 + j})
+    return pd.DataFrame(rows)
