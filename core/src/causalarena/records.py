@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 import importlib
-from typing import Any, Callable, Dict, Optional, Tuple, Type
+from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Type
 
 import attrs
 
@@ -81,6 +81,95 @@ def _check_name(instance: Any, attribute: attrs.Attribute, value: str) -> None:
         raise ValueError(f"{type(instance).__name__}.name {value!r} must be a non-empty identifier")
 
 
+#: the factor axes a :class:`PretrainingPrior` may declare (the arena's factor vocabulary: the runs'
+#: factors ``graph`` / ``mechanisms`` / ``noises`` / ``roots``)
+PRIOR_AXES = ("graph", "mechanism", "noise", "root")
+
+
+def _prior_axes(value: Any) -> Dict[str, Tuple[str, ...]]:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"PretrainingPrior.axes must be a mapping axis -> categories, got {type(value).__name__}")
+    out: Dict[str, Tuple[str, ...]] = {}
+    for axis, categories in value.items():
+        if axis not in PRIOR_AXES:
+            raise ValueError(f"PretrainingPrior.axes: unknown axis {axis!r}; expected some of {', '.join(PRIOR_AXES)}")
+        if isinstance(categories, str) or not isinstance(categories, (list, tuple)) or not categories or not all(
+                isinstance(c, str) and c for c in categories):
+            raise ValueError(f"PretrainingPrior.axes[{axis!r}] must be a non-empty tuple of non-empty strings, "
+                             f"got {categories!r}")
+        out[axis] = tuple(categories)
+    return out
+
+
+def _prior_range(name: str, value: Any) -> Optional[Tuple[int, int]]:
+    if value is None:
+        return None
+    ok = (isinstance(value, (list, tuple)) and len(value) == 2
+          and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value)
+          and value[0] <= value[1])
+    if not ok:
+        raise ValueError(f"PretrainingPrior.{name} must be (lo, hi) with positive integers lo <= hi, got {value!r}")
+    return (int(value[0]), int(value[1]))
+
+
+def _d_range(value: Any) -> Optional[Tuple[int, int]]:
+    return _prior_range("d_range", value)
+
+
+def _n_range(value: Any) -> Optional[Tuple[int, int]]:
+    return _prior_range("n_range", value)
+
+
+def _nonempty_source(instance: Any, attribute: attrs.Attribute, value: str) -> None:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"PretrainingPrior.source must name where the prior is documented, got {value!r}")
+
+
+@attrs.frozen(kw_only=True)
+class PretrainingPrior:
+    """What a pretrained method was trained on, in the arena's own factor vocabulary (paper §6.2).
+
+    The exposure analysis (Eq. 8–10, Fig. 14–16) splits a method's slices
+    into in-distribution (a category it was trained on) and out-of-distribution
+    ones; nothing is entered by hand: a method without a prior is left out.
+
+    Attributes:
+        axes: axis → the categories trained on; axes among :data:`PRIOR_AXES`
+            (``"graph"``: graph families such as ``"er"``, ``"sf"``;
+            ``"mechanism"``, ``"noise"``, ``"root"``: component names such as
+            ``"linear"``, ``"gaussian"``, ``"gumbel"``, as in the runs'
+            factors ``graph`` / ``mechanisms`` / ``noises`` / ``roots``). An
+            axis left out is not declared (not "nothing").
+        d_range: ``(lo, hi)`` numbers of variables trained on (inclusive), or None.
+        n_range: ``(lo, hi)`` sample sizes trained on (inclusive), or None.
+        source: where this is documented (paper section, model card URL).
+
+    Raises:
+        ValueError: an unknown axis, an empty or non-string category list, a
+            range that is not two positive integers ``lo <= hi``, or an empty
+            source; the message names the field.
+
+    Example::
+
+        PretrainingPrior(axes={"graph": ("er", "sf"), "mechanism": ("linear", "mlp")},
+                         d_range=(2, 100), n_range=(200, 1000), source="Lorch et al. 2022, App. C")
+    """
+
+    axes: Dict[str, Tuple[str, ...]] = attrs.field(factory=dict, converter=_prior_axes)
+    d_range: Optional[Tuple[int, int]] = attrs.field(default=None, converter=_d_range)
+    n_range: Optional[Tuple[int, int]] = attrs.field(default=None, converter=_n_range)
+    source: str = attrs.field(validator=_nonempty_source)
+
+
+def _as_prior(value: Any) -> Optional[PretrainingPrior]:
+    """A prior, or its ``attrs.asdict`` form (sandbox listings round-trip records through JSON)."""
+    if value is None or isinstance(value, PretrainingPrior):
+        return value
+    if isinstance(value, Mapping):
+        return PretrainingPrior(**value)
+    raise ValueError(f"MethodInfo.prior must be a PretrainingPrior, got {type(value).__name__}")
+
+
 @attrs.frozen(kw_only=True)
 class MethodInfo:
     """A causal discovery method contributed through ``arena_methods``.
@@ -104,6 +193,10 @@ class MethodInfo:
         environment: ``""`` = importable in this environment; ``"venv"`` = known
             only from a built sandbox environment (listed by ``arena-sandbox``,
             runs only isolated; see :mod:`causalarena.isolation`).
+        prior: what a pretrained method was trained on
+            (:class:`PretrainingPrior`); ``None`` (default) for methods that
+            are not pretrained, or whose prior is not declared: the exposure
+            analysis leaves them out.
         distribution, version: filled by the plugin manager (kept when the
             record already names them, as sandbox listings do).
     """
@@ -120,6 +213,7 @@ class MethodInfo:
     description: str = ""
     requirements: tuple = attrs.field(default=(), converter=tuple)
     environment: str = ""
+    prior: Optional[PretrainingPrior] = attrs.field(default=None, converter=_as_prior)
     distribution: str = ""
     version: str = ""
 
