@@ -1,0 +1,158 @@
+"""The HTML report in a real browser (issue 13 tests): headless Debian Chromium driven by Playwright
+opens index.html from disk (file://, no server) and checks the DOM after the scripts ran.
+
+Playwright drives the system browser through ``executable_path``; no browser is downloaded. Skipped,
+with the reason, only when /usr/bin/chromium or the playwright package is absent (the `diagnosis` tox
+env installs both and requires this test to run).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import viz_fixtures as fx
+from matplotlib import image as mpimg
+
+from arena_diagnosis.html import write_html
+
+CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+
+if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+    pytest.skip(f"no Chromium at {CHROMIUM} (Debian: apt-get install chromium)", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+
+
+@pytest.fixture(scope="module")
+def browser_page(tmp_path_factory):
+    """A loaded report page, the console messages and page errors collected from its load."""
+    root = tmp_path_factory.mktemp("report")
+    index = write_html(root / "index.html", fx.html_report(root))
+    user_data = tmp_path_factory.mktemp("chromium-profile")
+    messages = []
+    with sync_api.sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            str(user_data), executable_path=CHROMIUM, headless=True, args=ARGS,
+            viewport={"width": 1300, "height": 900})
+        try:
+            page = context.new_page()
+            page.on("console", lambda m: messages.append((m.type, m.text)))
+            page.on("pageerror", lambda e: messages.append(("pageerror", str(e))))
+            page.on("requestfailed", lambda r: messages.append(("requestfailed", r.url)))
+            page.goto(index.as_uri())
+            page.wait_for_selector("body[data-ready='1']", timeout=10_000)
+            # images are lazy: scroll them in so a missing file would show up as a failed request
+            page.evaluate("document.querySelectorAll('img').forEach(i => i.loading = 'eager')")
+            page.wait_for_function("Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)",
+                                   timeout=10_000)
+            yield page, messages, root
+        finally:
+            context.close()
+
+
+def _methods(page, selector="#leaderboard tbody tr"):
+    return page.eval_on_selector_all(selector, "rows => rows.map(r => r.dataset.method)")
+
+
+def test_leaderboard_one_row_per_method_and_escaped_name(browser_page):
+    page, _, _ = browser_page
+    assert _methods(page) == fx.HTML_METHODS
+    # the markup in the name is text: its cell reads exactly the name, and no <b> exists in the page
+    cell = page.locator("#leaderboard tbody tr").nth(2).locator("td").first
+    assert cell.inner_text() == fx.EVIL
+    assert page.locator("b").count() == 0
+    assert page.title() == "CausalArena report <test>"
+
+
+def test_sorting_by_a_column_reorders_rows(browser_page):
+    page, _, _ = browser_page
+    avg = page.locator("#leaderboard th[data-col='Avg']")
+    avg.click()  # ascending: 0.16 evil, 0.33 pc, 0.385 DirectLiNGAM, 0.45 ges
+    assert _methods(page) == [fx.EVIL, "pc", "DirectLiNGAM", "ges"]
+    assert avg.get_attribute("aria-sort") == "ascending"
+    avg.click()  # descending
+    assert _methods(page) == ["ges", "DirectLiNGAM", "pc", fx.EVIL]
+    # a column with a missing cell (ges has no obs+int): missing last in both directions
+    oi = page.locator("#leaderboard th[data-col='synthetic / obs+int']")
+    oi.click()
+    assert _methods(page) == [fx.EVIL, "pc", "DirectLiNGAM", "ges"]
+    oi.click()
+    assert _methods(page) == ["DirectLiNGAM", "pc", fx.EVIL, "ges"]
+    # text column: alphabetical, case-insensitive
+    page.locator("#leaderboard th[data-col='method']").click()
+    assert _methods(page) == ["DirectLiNGAM", fx.EVIL, "ges", "pc"]
+
+
+def test_failure_count_opens_its_examples(browser_page):
+    page, _, _ = browser_page
+    details = page.locator("details.failure[data-method='ges']")
+    assert details.get_attribute("open") is None
+    assert not page.get_by_text("LinAlgError: SVD did not converge").is_visible()
+    page.locator("#leaderboard button.fail-count[data-method='ges']").click()
+    assert details.get_attribute("open") is not None
+    assert page.get_by_text("LinAlgError: SVD did not converge").is_visible()
+    assert page.get_by_text("timeout after 600 s").is_visible()
+    assert page.locator("button.fail-count[data-method='ges']").inner_text() == "3"  # 2 failed + 1 timeout
+    # the evil method's example (itself markup) is shown as text
+    page.evaluate("m => Array.from(document.querySelectorAll('#leaderboard button.fail-count'))"
+                  ".find(b => b.dataset.method === m).click()", fx.EVIL)
+    assert page.get_by_text("<script>alert(1)</script> broke").is_visible()
+
+
+def test_slice_explorer_shows_the_chosen_factor(browser_page):
+    page, _, _ = browser_page
+    options = page.eval_on_selector_all("#slice-factor option", "os => os.map(o => o.value)")
+    assert options == ["graph", "d", "mechanism"]
+    view = page.locator("#slice-view")
+    assert view.get_attribute("data-factor") == "graph"  # the first factor is shown on load
+    page.select_option("#slice-factor", "d")
+    assert view.get_attribute("data-factor") == "d"
+    tables = view.locator("table")
+    assert tables.count() == 2  # one per split
+    obs = view.locator("table[data-split='obs']")
+    levels = obs.locator("th[data-level]").evaluate_all("hs => hs.map(h => h.dataset.level)")
+    assert levels == ["5", "10", "20", "50"]
+    assert _methods(page, "#slice-view table[data-split='obs'] tbody tr") == fx.HTML_METHODS
+    # pc at d = 20 (j = 2): 0.1 + 0.05 * 2 = 0.200 over 4 + 2 = 6 units; coloured cell
+    cell = obs.locator("tr[data-method='pc'] td[data-level='20']")
+    assert cell.inner_text().split() == ["0.200", "n=6"]
+    assert cell.evaluate("c => getComputedStyle(c).backgroundColor") not in ("", "rgba(0, 0, 0, 0)")
+    # lowest score of the factor is the darkest viridis end, highest the yellow end
+    low = obs.locator("tr[data-method='pc'] td[data-level='5']").evaluate("c => c.style.background")
+    high = view.locator("table[data-split='obs_int'] tr[data-method='DirectLiNGAM'] td[data-level='50']")
+    assert low == "rgb(68, 1, 84)" and high.evaluate("c => c.style.background") == "rgb(253, 231, 37)"
+    page.select_option("#slice-factor", "mechanism")
+    levels = view.locator("table[data-split='obs'] th[data-level]").evaluate_all("hs => hs.map(h => h.dataset.level)")
+    assert levels == ["linear", "polynomial"]
+
+
+def test_tables_figures_and_config_present(browser_page):
+    page, _, _ = browser_page
+    assert page.locator("#figures figure img").count() == 3
+    widths = page.eval_on_selector_all("#figures img", "is => is.map(i => i.naturalWidth)")
+    assert all(w > 300 for w in widths)
+    assert page.locator("#tables h3").all_inner_texts() == ["Sortability", "Runtime (T_fixed + k T_graph)"]
+    assert page.locator("#config tr").count() == 5
+    assert page.locator("#config").inner_text().count("arena report --results results/") == 1
+
+
+def test_no_console_errors_and_screenshot_not_blank(browser_page):
+    page, messages, root = browser_page
+    page.select_option("#slice-factor", "graph")
+    shot = root / "screenshot.png"
+    page.screenshot(path=str(shot), full_page=True)
+    img = mpimg.imread(shot)[..., :3]
+    assert img.shape[0] > 900 and img.shape[1] >= 1300
+    flat = img.reshape(-1, 3)
+    assert np.ptp(flat, axis=0).max() > 0.5  # not one colour
+    assert (flat.min(axis=1) < 0.8).mean() > 0.03  # and not nearly all white
+    keep = os.environ.get("ARENA_SCREENSHOT")
+    if keep:
+        shutil.copy(shot, keep)
+    errors = [m for m in messages if m[0] in ("error", "pageerror", "requestfailed")]
+    assert errors == []
