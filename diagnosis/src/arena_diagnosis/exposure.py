@@ -28,7 +28,10 @@ inclusive range. They appear in ``coverage`` and ``axes`` but not in the
 four-axis means (the paper's summary has four axes).
 
 An axis without ID or OOD categories (or whose reference mean is zero or
-missing) gives NaN there, with the reason in :attr:`Exposure.notes`.
+missing) gives NaN there, with the reason in :attr:`Exposure.notes`. An axis
+the prior leaves out is *not declared* (``causalarena.records.PretrainingPrior``:
+not the same as "nothing"): its ``covered`` and ``ratio`` are NaN, its
+``axes`` row all NaN, and the four-axis means skip it.
 """
 
 from __future__ import annotations
@@ -161,7 +164,7 @@ def exposure(runs: pd.DataFrame, priors: Mapping[str, Any], reference: Optional[
     f_avg = average_f1(runs)
     cov_rows, axis_rows, sum_rows = [], [], []
     for lab, prior in analysed:
-        axes_spec: List[Tuple[str, Optional[Any]]] = [(a, (getattr(prior, "axes", {}) or {}).get(a, ()))
+        axes_spec: List[Tuple[str, Optional[Any]]] = [(a, (getattr(prior, "axes", {}) or {}).get(a))
                                                       for a in AXES]
         if getattr(prior, "d_range", None) is not None:
             axes_spec.append(("d", tuple(prior.d_range)))
@@ -171,6 +174,12 @@ def exposure(runs: pd.DataFrame, priors: Mapping[str, Any], reference: Optional[
         for axis, spec in axes_spec:
             table = cat.get(axis)
             levels = list(table.columns) if table is not None else []
+            if spec is None:  # the prior leaves the axis out: not declared, which is not "nothing"
+                cov_rows.append((lab, axis, math.nan, len(levels), math.nan))
+                notes.append((lab, axis, "the prior does not declare this axis"))
+                per_axis[axis] = {"r_id": math.nan, "r_ood": math.nan, "gap": math.nan, "ratio": math.nan}
+                axis_rows.append((lab, axis, *([math.nan] * (len(AXES_COLUMNS) - 2))))
+                continue
             if axis in ("d", "n"):
                 id_levels = [lv for lv in levels if _in_range(lv, spec)]
             else:
