@@ -23,7 +23,16 @@ from typing import Iterable
 
 import pluggy
 
-from .records import CommandInfo, ComponentInfo, FamilyInfo, InterventionInfo, IsolationInfo, MethodInfo, MetricInfo
+from .records import (
+    CommandInfo,
+    ComponentInfo,
+    FamilyInfo,
+    InterventionInfo,
+    IsolationInfo,
+    MethodInfo,
+    MetricInfo,
+    ReportInfo,
+)
 
 PROJECT = "causalarena"
 
@@ -166,4 +175,35 @@ def arena_commands() -> Iterable[CommandInfo]:
         def arena_commands():
             yield CommandInfo(name="validate", factory="arena_cards.commands.validate",
                               help="check scenario cards against every gate")
+    """
+
+
+@hookspec
+def arena_reports() -> Iterable[ReportInfo]:
+    """Return report extensions that ``arena report`` runs after the leaderboard.
+
+    ``arena report`` prints the leaderboard and writes its files first (they
+    never depend on an extension), then calls each report's factory in
+    increasing :attr:`ReportInfo.order <causalarena.records.ReportInfo.order>`
+    with one :class:`causalarena.records.ReportContext`: the results folder,
+    the store path, the runs DataFrame, the registry, the console, the
+    command's options (``--analyses``, ``--factors``, ``--reference``,
+    ``--metrics``) and lazy ``predictions()`` / ``truths()`` (the kept
+    predictions, read-only). The factory writes its files into
+    ``context.results`` and returns them as ``{label: Path}``; the command
+    prints them. A factory that raises (an ``OSError`` writing its files
+    included) is one yellow line naming the report and its error; the exit
+    code stays 0. The hook itself must not import the factory's module.
+    ``arena-diagnosis`` registers the paper's §5–6 analyses, figures and the
+    HTML report this way.
+
+    Returns:
+        An iterable of :class:`ReportInfo` with unique names.
+
+    Example::
+
+        @hookimpl
+        def arena_reports():
+            yield ReportInfo(name="diagnosis", factory="arena_diagnosis.report:write",
+                             help="slices, win rates, figures and index.html", order=100)
     """

@@ -43,6 +43,7 @@ from .records import (
     IsolationInfo,
     MethodInfo,
     MetricInfo,
+    ReportInfo,
 )
 
 if sys.version_info >= (3, 10):
@@ -103,6 +104,7 @@ class Registry:
     #: keyed ``"<kind>:<name>"`` (a mechanism and a noise may share a name)
     components: Dict[str, ComponentInfo] = attrs.field(factory=dict)
     commands: Dict[str, CommandInfo] = attrs.field(factory=dict)
+    reports: Dict[str, ReportInfo] = attrs.field(factory=dict)
     errors: List[LoadError] = attrs.field(factory=list)
 
     def kind(self, kind: str) -> Dict[str, Any]:

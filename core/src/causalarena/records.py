@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import enum
 import importlib
+from pathlib import Path
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Type
 
 import attrs
+
+__all__ = ["COMPONENT_KINDS", "FAILURE_STATUSES", "OUTPUT_KINDS", "PRIOR_AXES", "RECORD_TYPES", "STATUSES",
+           "CommandInfo", "ComponentInfo", "FamilyInfo", "InterventionInfo", "IsolationInfo", "MethodInfo",
+           "MetricInfo", "PretrainingPrior", "ReportContext", "ReportInfo", "Status", "resolve"]
 
 OUTPUT_KINDS = ("dag", "cpdag", "pag")
 
@@ -384,6 +389,91 @@ class CommandInfo:
         return resolve(self.factory)
 
 
+@attrs.frozen(kw_only=True)
+class ReportInfo:
+    """A report extension contributed through ``arena_reports``, run by ``arena report``.
+
+    Attributes:
+        name: the report's name (``"diagnosis"``), shown in its messages.
+        factory: import path of ``f(context: ReportContext) -> Dict[str, Path]``
+            (the files it wrote, by label), imported only when ``arena report`` runs.
+        help: one line shown by ``arena plugins``.
+        order: reports run in increasing ``order`` (then name); default 100.
+        distribution, version: filled by the plugin manager.
+    """
+
+    name: str = attrs.field(validator=_check_name)
+    factory: str
+    help: str = ""
+    order: int = 100
+    distribution: str = ""
+    version: str = ""
+
+    @property
+    def description(self) -> str:
+        """The one line ``arena plugins`` lists (:attr:`help`)."""
+        return self.help
+
+    def load(self) -> Callable[["ReportContext"], Mapping[str, Any]]:
+        return resolve(self.factory)
+
+
+@attrs.frozen(kw_only=True)
+class ReportContext:
+    """What ``arena report`` hands every report extension (:class:`ReportInfo`).
+
+    Attributes:
+        results: the results folder (``--results``), where reports write their files.
+        store_path: its result store (``arena.sqlite``).
+        runs: :meth:`causalarena.store.Store.runs_frame` of the store (pandas
+            DataFrame, one row per run, one float column per metric).
+        registry: the :class:`causalarena.plugins.Registry` of the command.
+        console: the ``rich`` console the leaderboard was printed to.
+        options: ``{"analyses": [...] | None, "factors": [...] | None,
+            "reference": [...] | None, "metrics": (...)}`` from ``arena report
+            --analyses a,b --factors f,g --reference m1,m2 --metrics ...``
+            (None: the report's default).
+
+    :meth:`predictions` and :meth:`truths` read the store (read-only) on first
+    call only, so a report that needs no predictions costs nothing.
+    """
+
+    results: Path
+    store_path: Path
+    runs: Any
+    registry: Any
+    console: Any
+    options: Dict[str, Any] = attrs.field(factory=dict)
+    _cache: Dict[str, Any] = attrs.field(factory=dict, init=False, repr=False, eq=False)
+
+    def _read(self, what: str) -> Any:
+        if what not in self._cache:
+            from .store import Store
+
+            with Store(str(self.store_path), readonly=True) as store:
+                self._cache[what] = getattr(store, what)()
+        return self._cache[what]
+
+    def predictions(self) -> Any:
+        """:meth:`causalarena.store.Store.predictions_frame` (empty for a store older than kept predictions)."""
+        return self._read("predictions_frame")
+
+    def truths(self) -> Dict[str, Any]:
+        """:meth:`causalarena.store.Store.truths`: ``truth_id`` → :class:`causalarena.predictions.Truth`."""
+        return self._read("truths")
+
+    def missing_predictions(self) -> int:
+        """``ok`` runs without a stored prediction (:meth:`causalarena.store.Store.missing_predictions`)."""
+        return int(self._read("missing_predictions"))
+
+    @property
+    def fill_command(self) -> str:
+        """The command that stores the missing predictions, for messages (:data:`causalarena.predictions.FILL_COMMAND`)."""
+        from .predictions import FILL_COMMAND
+
+        return FILL_COMMAND.format(results=self.results)
+
+
 #: registry kind -> its record class (all attrs classes with ``name``, ``distribution``, ``version``)
 RECORD_TYPES: Dict[str, Type[Any]] = {
     "methods": MethodInfo,
@@ -393,4 +483,5 @@ RECORD_TYPES: Dict[str, Type[Any]] = {
     "isolation_backends": IsolationInfo,
     "components": ComponentInfo,
     "commands": CommandInfo,
+    "reports": ReportInfo,
 }

@@ -1,13 +1,20 @@
-"""``arena report [--results DIR]``: the leaderboard of a results folder.
+"""``arena report [--results DIR]``: the leaderboard of a results folder, then the report extensions.
 
 Reads the store read-only, prints the leaderboard and writes the report files
-(:func:`causalarena.report.write_report`); ``--runtime`` instead fits load vs
-per-graph time (paper §5.5, Table 5) and writes ``runtime.csv``.
+(:func:`causalarena.report.write_report`), then runs every report extension
+(hook ``arena_reports``, :class:`causalarena.records.ReportInfo`) in order
+with a :class:`causalarena.records.ReportContext`; ``--analyses``,
+``--factors`` and ``--reference`` are passed on to them. An extension that
+fails is one yellow line: the leaderboard is never lost, the exit code stays
+0. ``--runtime`` instead fits load vs per-graph time (paper §5.5, Table 5)
+and writes ``runtime.csv``.
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+from typing import Any, Dict
 
 from ._common import (
     DEFAULT_RESULTS,
@@ -30,6 +37,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--runtime", action="store_true",
                         help="instead: fit load vs per-graph time T(k) = T_fixed + k*T_graph per method and d "
                              "(paper 5.5, Table 5) and write runtime.csv")
+    parser.add_argument("--analyses", help="comma list of the report extensions' analyses to run (default: all)")
+    parser.add_argument("--factors", help="comma list of factors to slice by (default: the extensions' own)")
+    parser.add_argument("--reference", help="comma list of reference methods, e.g. pc,ges (default: the "
+                                            "graphical-search methods installed)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,7 +69,8 @@ def _report(args: argparse.Namespace) -> int:
     path = results / STORE_NAME
     if not path.exists():
         raise UsageError(f"no result store at {path}; run `arena run --results {args.results}` first")
-    _validate_metrics(args.metrics, _registry(args))
+    registry = _registry(args)
+    _validate_metrics(args.metrics, registry)
     with Store(str(path), readonly=True) as store:
         runs = store.runs_frame()
     if len(runs) == 0:
@@ -73,9 +85,46 @@ def _report(args: argparse.Namespace) -> int:
     except OSError as exc:
         console.print(f"[yellow]report files not written[/yellow] ({exc.strerror}: {exc.filename}); "
                       "the leaderboard above is complete")
-        return 0
-    console.print("wrote " + ", ".join(str(p) for p in paths.values()))
+    else:
+        console.print("wrote " + ", ".join(str(p) for p in paths.values()))
+    from ..records import ReportContext
+
+    options = {"analyses": _csv(args.analyses), "factors": _csv(args.factors), "reference": _csv(args.reference),
+               "metrics": metrics}
+    context = ReportContext(results=results, store_path=path, runs=runs, registry=registry, console=console,
+                            options=options)
+    _run_reports(registry, context, console)
     return 0
+
+
+def _run_reports(registry: Any, context: Any, console: Any) -> None:
+    """Call every registered report in ``order``; a failing one is one yellow line, never fatal."""
+    from rich.markup import escape
+
+    reports = sorted(registry.reports.values(), key=lambda r: (r.order, r.name))
+    if not reports:
+        console.print("[dim]pip install arena-diagnosis adds slices, win rates, figures and the HTML report[/dim]")
+        return
+    for info in reports:
+        who = f"report {info.name!r}" + (f" of {info.distribution} {info.version}".rstrip() if info.distribution else "")
+        try:
+            written = info.load()(context)
+            if not isinstance(written, dict):
+                raise TypeError(f"returned {type(written).__name__}, expected a dict of the files it wrote")
+            files: Dict[str, Path] = {str(k): Path(v) for k, v in written.items()}
+        except OSError as exc:  # its files could not be written: the leaderboard above stands
+            _debug(exc)
+            console.print(f"[yellow]{escape(who)}: files not written[/yellow] "
+                          f"({escape(str(exc.strerror or exc))}: {escape(str(exc.filename))})", soft_wrap=True)
+            continue
+        except Exception as exc:  # noqa: BLE001 - an extension's bug never costs the leaderboard
+            _debug(exc)
+            console.print(f"[yellow]{escape(who)} failed[/yellow]: {escape(type(exc).__name__)}: "
+                          f"{escape(' '.join(str(exc).split()))}", soft_wrap=True)
+            continue
+        if files:
+            console.print(f"{escape(info.name)}: wrote " + ", ".join(escape(str(p)) for p in files.values()),
+                          highlight=False, soft_wrap=True)
 
 
 def _report_runtime(runs, results, console) -> int:
@@ -94,3 +143,14 @@ def _report_runtime(runs, results, console) -> int:
         return 0
     console.print(f"wrote {path}")
     return 0
+
+
+def _debug(exc: BaseException) -> None:
+    """The traceback of a failed report on stderr when ``CAUSALARENA_DEBUG`` is set."""
+    import os
+
+    if os.environ.get("CAUSALARENA_DEBUG"):
+        import sys
+        import traceback
+
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)

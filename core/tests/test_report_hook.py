@@ -1,0 +1,144 @@
+"""The ``arena_reports`` hook: ``arena report`` calls report extensions after the leaderboard, never fatally."""
+
+from __future__ import annotations
+
+import errno
+from typing import Any, List
+
+import numpy as np
+import pytest
+from fault_methods import TESTS_DIR, info
+
+from causalarena.cli import main
+from causalarena.hookspecs import hookimpl
+from causalarena.plugins import get_registry, temporary_plugins
+from causalarena.records import FamilyInfo, MethodInfo, ReportContext, ReportInfo
+from causalarena.store import Store
+
+DIST = "arena-test-reports"
+CALLS: List[Any] = []  # (report name, context) in call order
+
+
+def seen(ctx: ReportContext):
+    """Records its context; writes one file naming how many predictions it read."""
+    CALLS.append(("seen", ctx))
+    path = ctx.results / "seen.txt"
+    path.write_text(f"{len(ctx.predictions())} predictions\n")
+    return {"seen": path}
+
+
+def boom(ctx: ReportContext):
+    CALLS.append(("boom", ctx))
+    raise RuntimeError("the slicer broke")
+
+
+def disk_full(ctx: ReportContext):
+    CALLS.append(("disk_full", ctx))
+    raise OSError(errno.ENOSPC, "No space left on device", str(ctx.results / "figure.png"))
+
+
+def late(ctx: ReportContext):
+    CALLS.append(("late", ctx))
+    return {}
+
+
+class _Reports:
+    __distribution__ = DIST
+
+    @hookimpl
+    def arena_reports(self):
+        # yielded out of order: the command runs them by `order`
+        yield ReportInfo(name="late", factory=f"{__name__}:late", order=200)
+        yield ReportInfo(name="disk_full", factory=f"{__name__}:disk_full", order=70)
+        yield ReportInfo(name="boom", factory=f"{__name__}:boom", order=60)
+        yield ReportInfo(name="seen", factory=f"{__name__}:seen", help="records its context", order=50)
+
+
+class _Toys:
+    __distribution__ = "arena-test-report-toys"
+
+    @hookimpl
+    def arena_families(self):
+        yield FamilyInfo(name="toy", kind="synthetic", factory="family_toys:GoodFamily")
+
+    @hookimpl
+    def arena_methods(self):
+        yield info("chain", "Chain")
+        yield info("undirected", "UndirectedChain", output_kind="cpdag")
+        yield MethodInfo(name="scored", factory="test_predictions:ScoredChain")
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    """A real results folder: 2 toy chains x 1 replicate x 3 methods, obs and obs+int."""
+    folder = tmp_path_factory.mktemp("report-hook") / "r"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PYTHONPATH", TESTS_DIR)
+        code = main(["run", "--results", str(folder), "--families", "toy", "--methods", "chain,undirected,scored",
+                     "--replicates", "1", "--no-progress", "--isolation", "none", "--jobs", "1"],
+                    registry=get_registry(strict=False, extra_plugins=[_Toys()]))
+    assert code == 0
+    return folder
+
+
+def _only_mine(reg):
+    for name in [n for n, r in reg.reports.items() if r.distribution != DIST]:  # e.g. an installed arena-diagnosis
+        del reg.reports[name]
+
+
+def test_reports_run_in_order_with_the_real_store_and_failures_are_one_line(results, capsys):
+    CALLS.clear()
+    with temporary_plugins(_Reports()) as reg:
+        _only_mine(reg)
+        assert sorted(reg.reports) == ["boom", "disk_full", "late", "seen"]
+        code = main(["report", "--results", str(results), "--analyses", "slices,win_rates", "--factors", "graph",
+                     "--reference", "pc, ges"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert [name for name, _ in CALLS] == ["seen", "boom", "disk_full", "late"]
+    # the leaderboard was printed and written before any report ran, and is kept
+    assert "chain" in out and (results / "leaderboard.md").exists()
+    assert out.index("leaderboard.md") < out.index("seen: wrote")
+    assert f"seen: wrote {results / 'seen.txt'}" in out
+    assert f"report 'boom' of {DIST} 0 failed: RuntimeError: the slicer broke" in out
+    assert (f"report 'disk_full' of {DIST} 0: files not written (No space left on device: "
+            f"{results / 'figure.png'})") in out
+    assert "pip install arena-diagnosis" not in out
+    ctx = CALLS[0][1]
+    assert ctx is CALLS[-1][1]  # one context, shared (its reads are cached)
+    assert ctx.results == results and ctx.store_path == results / "arena.sqlite"
+    assert ctx.registry is reg and ctx.console is not None
+    assert ctx.options == {"analyses": ["slices", "win_rates"], "factors": ["graph"], "reference": ["pc", "ges"],
+                           "metrics": ("f1", "shd")}
+    # runs: 2 SCMs x 2 splits x 3 methods; obs+int is unsupported for all three (none declares interventions)
+    assert len(ctx.runs) == 12 and (ctx.runs["status"] == "ok").sum() == 6
+    with Store(str(results / "arena.sqlite"), readonly=True) as st:
+        expected, truths = st.predictions_frame(), st.truths()
+    got = ctx.predictions()
+    assert len(got) == 6 and (results / "seen.txt").read_text() == "6 predictions\n"
+    assert list(got.columns) == list(expected.columns)
+    key = ["family", "scm_id", "split", "replicate", "method", "config_hash", "kind", "truth_id"]
+    assert got[key].equals(expected[key])
+    assert all(np.array_equal(a, b) for a, b in zip(got["adjacency"], expected["adjacency"]))
+    scored = got[got["method"] == "scored"].iloc[0]
+    assert np.array_equal(scored["edge_scores"], np.array([[0.0, 0.9, 0.2], [0.1, 0.0, 0.25], [0.3, 0.05, 0.0]],
+                                                          dtype=np.float32).astype(np.float64))
+    assert ctx.truths() == truths and len(truths) == 2 and ctx.missing_predictions() == 0
+    assert ctx.fill_command == f"arena run <the same selection> --results {results} --retry ok"
+
+
+def test_without_a_report_one_dim_line_names_arena_diagnosis(results, capsys):
+    with temporary_plugins() as reg:
+        reg.reports.clear()
+        assert main(["report", "--results", str(results)]) == 0
+    out = capsys.readouterr().out
+    assert "pip install arena-diagnosis adds slices, win rates, figures and the HTML report" in out
+    assert "chain" in out
+
+
+def test_a_report_record_is_listed_by_arena_plugins(capsys):
+    with temporary_plugins(_Reports()) as reg:
+        assert reg.reports["seen"].distribution == DIST and reg.reports["seen"].order == 50
+        rows = [r for r in reg.as_rows() if r["kind"] == "report" and r["distribution"] == DIST]
+    assert sorted((r["name"], r["description"]) for r in rows) == [
+        ("boom", ""), ("disk_full", ""), ("late", ""), ("seen", "records its context")]
