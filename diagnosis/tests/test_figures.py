@@ -201,3 +201,20 @@ def test_win_rate_matrix_rejects_mismatched_axes():
     pairwise, _, _ = fx.win_rates()
     with pytest.raises(ValueError, match="same methods"):
         F.win_rate_matrix(pairwise.iloc[:, :3], "/nonexistent", "x")
+
+
+def test_degenerate_inputs_still_draw(out):
+    """One method / one level / all-NaN cells / a single frontier point: a figure, no crash."""
+    cells = fx.leaderboard_cells()
+    _check_written(F.precision_recall_f1_shd(cells[(cells["family"] == "synthetic") & (cells["method"] == "pc")],
+                                             out, "pr1"), ["pr1"])
+    inter = fx.interaction_scores()
+    nan_inter = inter[inter["factor"] == "graph"].assign(interaction=np.nan)
+    _check_written(F.interaction_heatmaps(nan_inter, out, "nan"), ["nan_graph"])
+    _check_written(F.pareto_frontier(fx.frontier().iloc[:1], out, "p1"), ["p1"])
+    pairwise, _, _ = fx.win_rates()
+    _check_written(F.win_rate_matrix(pairwise.iloc[:2, :2], out, "w2"), ["w2"])
+    no_ood = fx.exposure_axes().assign(f_ood=np.nan, r_ood=np.nan)
+    paths = F.id_ood_bars(no_ood, out, "io")
+    _check_written(paths, ["io"])
+    assert _svg_texts(paths[1]).count("no OOD slice") == 12  # 3 methods x 4 axes

@@ -404,8 +404,9 @@ def interaction_heatmaps(inter: pd.DataFrame, out_dir: PathLike, stem: str = "in
     paths: List[Path] = []
     for factor in _unique(inter["factor"]):
         sub = inter[inter["factor"] == factor]
-        table = sub.pivot_table(index="method", columns="level", values="interaction", aggfunc="mean", sort=False)
-        table = table.loc[_unique(sub["method"]), _unique(sub["level"])]
+        table = sub.pivot_table(index="method", columns="level", values="interaction", aggfunc="mean", sort=False,
+                                dropna=False)
+        table = table.reindex(index=_unique(sub["method"]), columns=_unique(sub["level"]))  # NaN cells stay blank
         values = table.to_numpy(dtype=float)
         fig = Figure(figsize=_figsize_for_heatmap(*values.shape), layout="constrained")
         ax = fig.subplots()
@@ -443,7 +444,7 @@ def _curve(frame: pd.DataFrame, xcol: str, out_dir: PathLike, stem: str, *, name
         x, y = sub[xcol].to_numpy(dtype=float), sub["score"].to_numpy(dtype=float)
         ax.plot(x, y, color=st["color"], linestyle=st["linestyle"], marker=st["marker"], markersize=5,
                 linewidth=1.6, label=str(m))
-        if "sd" in sub.columns:
+        if "sd" in sub.columns and len(methods) <= 6:  # more bands than that only hide the lines
             sd = sub["sd"].to_numpy(dtype=float)
             ok = np.isfinite(sd)
             if ok.any():
@@ -468,8 +469,8 @@ def _curve(frame: pd.DataFrame, xcol: str, out_dir: PathLike, stem: str, *, name
 def d_curve(curve: pd.DataFrame, out_dir: PathLike, stem: str = "d_curve") -> List[Path]:
     """Mean obs-only F1 against the number of variables d (paper Fig. 11).
 
-    One line per method (shaded band: +/- 1 SD over units), legend ordered by
-    the F1 at the largest d.
+    One line per method (shaded band: +/- 1 SD over units, drawn for at most
+    six methods), legend ordered by the F1 at the largest d.
 
     Args:
         curve: ``d_curve`` output — columns method, d, score, sd, units.
@@ -580,7 +581,8 @@ def domain_heatmap(shift: pd.DataFrame, out_dir: PathLike, stem: str = "domain_s
         return []
     _require(shift, ["method", "domain", "shift", "domain_sd"], "domain_heatmap")
     methods, domains = _unique(shift["method"]), _unique(shift["domain"])
-    table = shift.pivot_table(index="method", columns="domain", values="shift", aggfunc="mean", sort=False)
+    table = shift.pivot_table(index="method", columns="domain", values="shift", aggfunc="mean", sort=False,
+                              dropna=False)
     table = table.reindex(index=methods, columns=domains)
     sds = shift.groupby("method", sort=False)["domain_sd"].first().reindex(methods).to_numpy(dtype=float)
     values = table.to_numpy(dtype=float)
@@ -842,6 +844,8 @@ def id_ood_bars(axes_frame: pd.DataFrame, out_dir: PathLike, stem: str = "id_ood
                     ax.plot([ref, ref], [i + off - hgt / 2, i + off + hgt / 2], color=_REF_COLOUR, linewidth=2.0)
             r_ood = float(r["r_ood"])
             f_ood = float(r["f_ood"])
+            if not np.isfinite(f_ood):  # the method's prior covers every category: no held-out slice
+                ax.text(0.01, i + hgt / 2, "no OOD slice", va="center", fontsize=7, color="0.35", style="italic")
             if np.isfinite(r_ood) and np.isfinite(f_ood):
                 ax.text(max(f_ood, float(r["ref_ood"]) if np.isfinite(float(r["ref_ood"])) else 0) + 0.02,
                         i + hgt / 2, f"{100 * r_ood:+.0f}%".replace("-0%", "+0%"), va="center", fontsize=7.5)
