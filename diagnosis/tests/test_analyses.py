@@ -139,6 +139,11 @@ def test_slice_by_run_columns_and_aliases():
     assert sorted(prot["level"]) == ["default", "fixed_setpoint"]
     assert prot.set_index("level").loc["fixed_setpoint", "score"] == pytest.approx(0.1)
     assert set(prot["method"]) == {"a"}  # the protocol is the slice, not a configuration label
+    # standardisation likewise: the raw run (0.9) is its own level, the main runs the other
+    raw = pd.concat([runs, frame(row("a", "s1", 0.9, standardise=False, config_hash="h9"))], ignore_index=True)
+    std = A.slice_scores(raw, "standardisation", split="obs").set_index("level")
+    assert std.loc["False", "score"] == pytest.approx(0.9) and std.loc["True", "units"] == 3
+    assert set(std["method"]) == {"a"}
 
 
 def test_unknown_factor_raises_naming_it_and_the_available_ones():

@@ -82,7 +82,9 @@ _RELAX = {"protocol": ("protocol", "suite"), "n": ("n_override", "suite"), "stan
 _NOT_FACTORS = {"replicate", "method", "config_hash", "status", "wall_seconds", "fit_seconds", "load_seconds",
                 "peak_rss_mb", "error", "flags", "params", "seed", "python", "method_version", "started_at",
                 "finished_at", "start_seconds", "worker_id", "worker_seq", "isolation", "scoring", "factors",
-                "varsortability", "r2_sortability"}
+                "varsortability", "r2_sortability",
+                # the metric columns of runs_frame: scores, not factors
+                "f1", "shd", "precision", "recall", "sid", "nshd", "auroc", "ap", "fdr", "n_edges"}
 
 
 def check_runs(runs: Any, metrics: Sequence[str] = ()) -> None:
@@ -261,7 +263,8 @@ def _factor_keys(units: pd.DataFrame) -> List[str]:
 
 def available_factors(units: pd.DataFrame) -> List[str]:
     """Factor names a slice accepts on these units (or runs): run columns, factors keys, aliases; sorted."""
-    cols = [c for c in units.columns if c not in _NOT_FACTORS and c not in _REQUIRED[3:]]
+    cols = [c for c in units.columns if c not in _NOT_FACTORS and c not in _REQUIRED[3:]
+            and not str(c).startswith("metric_") and c not in ("replicates", "_n")]
     keys = _factor_keys(units)
     present = set(cols) | set(keys)
     aliases = [a for a, k in _ALIASES.items() if k in present]
