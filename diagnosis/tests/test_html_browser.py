@@ -2,8 +2,8 @@
 opens index.html from disk (file://, no server) and checks the DOM after the scripts ran.
 
 Playwright drives the system browser through ``executable_path``; no browser is downloaded. Skipped,
-with the reason, only when /usr/bin/chromium or the playwright package is absent (the `diagnosis` tox
-env installs both and requires this test to run).
+with the reason, only when /usr/bin/chromium or the playwright package is absent, and failed instead
+when CAUSALARENA_REQUIRE_BROWSER=1 (the `diagnosis` tox env).
 """
 
 from __future__ import annotations
@@ -23,9 +23,22 @@ CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
 
+# the `diagnosis` tox env sets CAUSALARENA_REQUIRE_BROWSER=1: there a missing browser fails instead of skipping
+REQUIRE = os.environ.get("CAUSALARENA_REQUIRE_BROWSER", "") not in ("", "0")
+
+
+def _absent(reason: str) -> None:
+    if REQUIRE:
+        pytest.fail(f"{reason} and CAUSALARENA_REQUIRE_BROWSER is set", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
+
+
 if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
-    pytest.skip(f"no Chromium at {CHROMIUM} (Debian: apt-get install chromium)", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    _absent(f"no Chromium at {CHROMIUM} (Debian: apt-get install chromium)")
+try:
+    from playwright import sync_api
+except ImportError:
+    _absent("playwright is not installed (pip install playwright; never `playwright install`)")
 
 
 @pytest.fixture(scope="module")
