@@ -218,3 +218,15 @@ def test_degenerate_inputs_still_draw(out):
     paths = F.id_ood_bars(no_ood, out, "io")
     _check_written(paths, ["io"])
     assert _svg_texts(paths[1]).count("no OOD slice") == 12  # 3 methods x 4 axes
+
+
+def test_undeclared_axis_is_said_not_drawn(out):
+    cov = fx.exposure_coverage()
+    undeclared = (cov["method"] == "sea") & (cov["axis"] == "noise")
+    cov.loc[undeclared, ["covered", "ratio"]] = np.nan
+    texts = _svg_texts(F.prior_coverage_bars(cov, out)[1])
+    assert "noise: not declared" in texts and texts.count("1/6") == 1  # only avici's 1/6 left
+    axes = fx.exposure_axes()
+    axes.loc[(axes["method"] == "sea") & (axes["axis"] == "noise"), axes.columns[2:]] = np.nan
+    texts = _svg_texts(F.id_ood_bars(axes, out)[1])
+    assert texts.count("axis not declared") == 1 and "no OOD slice" not in texts

@@ -747,7 +747,8 @@ def prior_coverage_bars(coverage: pd.DataFrame, out_dir: PathLike, stem: str = "
 
     Horizontal grouped bars of covered / total (ratio in [0, 1]), one group
     per method (alphabetical, as the paper's table), one bar per axis, each
-    labelled "covered/total".
+    labelled "covered/total"; an axis the prior does not declare (NaN ratio)
+    is written "not declared" instead of a bar.
 
     Args:
         coverage: ``Exposure.coverage`` — columns method, axis, covered, total, ratio.
@@ -776,10 +777,12 @@ def prior_coverage_bars(coverage: pd.DataFrame, out_dir: PathLike, stem: str = "
             if row.empty:
                 continue
             r = row.iloc[0]
-            ax.barh(ys[i], float(r["ratio"]), height=h * 0.92, color=PALETTE[k % len(PALETTE)],
-                    label=str(a) if i == 0 or not ax.get_legend_handles_labels()[1].count(str(a)) else None)
-            ax.text(float(r["ratio"]) + 0.01, ys[i], f"{int(r['covered'])}/{int(r['total'])}", va="center",
-                    fontsize=7.5)
+            ratio = float(r["ratio"])
+            if not np.isfinite(ratio):  # the prior says nothing about this axis (not the same as 0 covered)
+                ax.text(0.01, ys[i], f"{a}: not declared", va="center", fontsize=7, color="0.35", style="italic")
+                continue
+            ax.barh(ys[i], ratio, height=h * 0.92, color=PALETTE[k % len(PALETTE)], label=str(a))
+            ax.text(ratio + 0.01, ys[i], f"{int(r['covered'])}/{int(r['total'])}", va="center", fontsize=7.5)
     # one legend entry per axis (bars above may carry duplicates)
     hs, ls = ax.get_legend_handles_labels()
     seen: Dict[str, object] = {}
@@ -844,8 +847,10 @@ def id_ood_bars(axes_frame: pd.DataFrame, out_dir: PathLike, stem: str = "id_ood
                     ax.plot([ref, ref], [i + off - hgt / 2, i + off + hgt / 2], color=_REF_COLOUR, linewidth=2.0)
             r_ood = float(r["r_ood"])
             f_ood = float(r["f_ood"])
-            if not np.isfinite(f_ood):  # the method's prior covers every category: no held-out slice
-                ax.text(0.01, i + hgt / 2, "no OOD slice", va="center", fontsize=7, color="0.35", style="italic")
+            if not np.isfinite(f_ood):
+                # all NaN: the prior does not declare this axis; else every category is ID (no held-out slice)
+                what = "axis not declared" if not np.isfinite(float(r["f_id"])) else "no OOD slice"
+                ax.text(0.01, i + hgt / 2, what, va="center", fontsize=7, color="0.35", style="italic")
             if np.isfinite(r_ood) and np.isfinite(f_ood):
                 ax.text(max(f_ood, float(r["ref_ood"]) if np.isfinite(float(r["ref_ood"])) else 0) + 0.02,
                         i + hgt / 2, f"{100 * r_ood:+.0f}%".replace("-0%", "+0%"), va="center", fontsize=7.5)
