@@ -400,7 +400,7 @@ def test_runner_repairs_and_scores_cyclic_cpdags_and_keeps_strict_as_an_option(t
 def test_report_labels_the_orientation_rule_when_it_differs():
     import pandas as pd
 
-    from causalarena.report import _config_labels
+    from causalarena.report import config_labels
 
     base = {"family": "toy", "scm_id": "s", "split": "obs", "replicate": 0, "status": "ok",
             "standardise": True, "protocol": "default", "params": "{}", "n_override": None}
@@ -415,7 +415,7 @@ def test_report_labels_the_orientation_rule_when_it_differs():
         {**base, "method": "fci", "output_kind": "pag", "scoring": "orientation=mec, cpdag_repair=undirect_cycles"},
         {**base, "method": "chain", "output_kind": "dag", "scoring": None},
     ])
-    assert list(_config_labels(runs)) == [
+    assert list(config_labels(runs)) == [
         "pc [orientation=mec]", "pc [orientation=linear_extension]",
         "ges [cpdag_repair=strict]", "ges [cpdag_repair=undirect_cycles]",
         "fci [orientation=linear_extension, cpdag_repair=strict]",

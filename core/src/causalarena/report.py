@@ -49,6 +49,7 @@ __all__ = [
     "FAILURE_STATUSES",
     "leaderboard",
     "leaderboard_numeric",
+    "config_labels",
     "failure_table",
     "to_markdown",
     "write_report",
@@ -94,7 +95,7 @@ def _prepare(runs: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
         if m not in runs.columns:
             runs[m] = math.nan
     if len(runs):
-        runs["method"] = _config_labels(runs)
+        runs["method"] = config_labels(runs)
         if "finished_at" in runs.columns:
             # the same cell under the same configuration stored twice (its table or
             # graph changed in between): the latest result stands
@@ -132,8 +133,8 @@ def _scoring_parts(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame([[r.get(k, "") for k in keys] for r in rows], index=runs.index, columns=keys, dtype=object)
 
 
-def _config_labels(runs: pd.DataFrame) -> pd.Series:
-    """Method labels that separate run configurations (see :func:`_prepare`).
+def config_labels(runs: pd.DataFrame) -> pd.Series:
+    """Method labels that separate run configurations (see :func:`_prepare`); one per row of ``runs``.
 
     The CPDAG scoring policy is labelled per part that differs between the
     runs of one method: ``"pc [orientation=linear_extension]"`` beside
@@ -627,7 +628,7 @@ def _runtime_points(runs: pd.DataFrame, failures: str) -> Tuple[pd.DataFrame, Di
     ok_with_worker = (status == Status.OK.value) & runs["worker_id"].notna()
     if len(runs) and (status == Status.OK.value).any() and not ok_with_worker.any():
         raise ValueError(f"{_OLD_STORE} (every ok row has worker_id NULL)")
-    data = runs.assign(method=_config_labels(runs) if len(runs) else runs["method"], status=status)
+    data = runs.assign(method=config_labels(runs) if len(runs) else runs["method"], status=status)
     counts: Dict[Tuple[str, int], Dict[str, int]] = {}
 
     def count(key: Tuple[str, int], what: str, n: int = 1) -> None:

@@ -146,14 +146,14 @@ def _labelled(runs: pd.DataFrame, apart: Iterable[str] = ()) -> pd.DataFrame:
     ``apart``: columns kept apart by the caller (a unit-key column, a lifted
     filter), so they do not go into the label.
     """
-    from causalarena.report import _config_labels
+    from causalarena.report import config_labels
 
     runs = runs.copy()
     if not len(runs):
         return runs
     # the leaderboard's own labelling, so a unit's method is the leaderboard row it feeds
     apart = [c for c in apart if c in runs.columns]
-    runs["method"] = _config_labels(runs.drop(columns=apart) if apart else runs)
+    runs["method"] = config_labels(runs.drop(columns=apart) if apart else runs)
     if "finished_at" in runs.columns:
         key = ["method", "family", "scm_id", "split", "replicate"]
         key += [c for c in ("protocol", "n_override", "standardise") if c in runs.columns]
