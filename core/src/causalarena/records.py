@@ -418,6 +418,10 @@ class ReportInfo:
         return resolve(self.factory)
 
 
+def _no_reader(name: str) -> Any:
+    raise RuntimeError(f"this ReportContext was built without a store reader: cannot read {name}")
+
+
 @attrs.frozen(kw_only=True)
 class ReportContext:
     """What ``arena report`` hands every report extension (:class:`ReportInfo`).
@@ -433,9 +437,14 @@ class ReportContext:
             "reference": [...] | None, "metrics": (...)}`` from ``arena report
             --analyses a,b --factors f,g --reference m1,m2 --metrics ...``
             (None: the report's default).
+        reader: ``name -> value`` calling the read-only store's reader of that
+            name (``"predictions_frame"``, ``"truths"``,
+            ``"missing_predictions"``); ``arena report`` passes one, a test
+            may pass ``{...}.__getitem__``. (The store is read through it so
+            that this record module never imports the store.)
 
-    :meth:`predictions` and :meth:`truths` read the store (read-only) on first
-    call only, so a report that needs no predictions costs nothing.
+    :meth:`predictions`, :meth:`truths` and :meth:`missing_predictions` read on
+    first call only (then cached), so a report that needs no predictions costs nothing.
     """
 
     results: Path
@@ -444,15 +453,13 @@ class ReportContext:
     registry: Any
     console: Any
     options: Dict[str, Any] = attrs.field(factory=dict)
+    reader: Callable[[str], Any] = attrs.field(default=_no_reader, repr=False, eq=False)
     _cache: Dict[str, Any] = attrs.field(factory=dict, init=False, repr=False, eq=False)
 
-    def _read(self, what: str) -> Any:
-        if what not in self._cache:
-            from .store import Store
-
-            with Store(str(self.store_path), readonly=True) as store:
-                self._cache[what] = getattr(store, what)()
-        return self._cache[what]
+    def _read(self, name: str) -> Any:
+        if name not in self._cache:
+            self._cache[name] = self.reader(name)
+        return self._cache[name]
 
     def predictions(self) -> Any:
         """:meth:`causalarena.store.Store.predictions_frame` (empty for a store older than kept predictions)."""
@@ -468,7 +475,7 @@ class ReportContext:
 
     @property
     def fill_command(self) -> str:
-        """The command that stores the missing predictions, for messages (:data:`causalarena.predictions.FILL_COMMAND`)."""
+        """The command that stores missing predictions, for messages (:data:`causalarena.predictions.FILL_COMMAND`)."""
         from .predictions import FILL_COMMAND
 
         return FILL_COMMAND.format(results=self.results)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Callable, Dict
 
 from ._common import (
     DEFAULT_RESULTS,
@@ -92,9 +92,20 @@ def _report(args: argparse.Namespace) -> int:
     options = {"analyses": _csv(args.analyses), "factors": _csv(args.factors), "reference": _csv(args.reference),
                "metrics": metrics}
     context = ReportContext(results=results, store_path=path, runs=runs, registry=registry, console=console,
-                            options=options)
+                            options=options, reader=_store_reader(path))
     _run_reports(registry, context, console)
     return 0
+
+
+def _store_reader(path: Path) -> Callable[[str], Any]:
+    """``name -> Store(path, readonly=True).<name>()``: the lazy store reads of a :class:`ReportContext`."""
+    from ..store import Store
+
+    def read(name: str) -> Any:
+        with Store(str(path), readonly=True) as store:
+            return getattr(store, name)()
+
+    return read
 
 
 def _run_reports(registry: Any, context: Any, console: Any) -> None:
