@@ -1,0 +1,350 @@
+"""The diagnosis section of ``arena report``: every analysis, its CSV, its figure, one HTML page.
+
+:func:`write_diagnosis` is the ``arena_reports()`` factory (see
+:mod:`arena_diagnosis.plugin`). It reads the :class:`causalarena.records.ReportContext`
+the core hands it and writes, into the results folder:
+
+* ``tables/<analysis>.csv`` — one CSV per table (slice scores per factor,
+  edge-level slices, win rates, interactions, curves, protocol table,
+  domain shifts, real data, frontier, exposure);
+* ``figures/<name>.png`` and ``.svg`` — the paper's figures (Fig. 1, 4, 5, 6,
+  9, 10–17, 19) for the data the store holds;
+* ``index.html`` — the static page (leaderboard, slice explorer, figures,
+  tables, configuration), readable from ``file://``.
+
+An analysis that has no data (no sample-size suite, no real tables, no
+method with a pretraining prior) is left out with the reason shown on the
+page; an analysis that raises is reported the same way and never costs the
+others. Analyses that need predictions (the edge-level mechanism / noise
+slices) say so when the store holds none and name the command that fills
+them (:attr:`causalarena.records.ReportContext.fill_command`).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import platform
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import pandas as pd
+
+from . import analyses as A
+from . import figures as F
+from .html import HtmlReport, failure_examples, write_html
+
+__all__ = ["ANALYSES", "GRAPH_FACTORS", "EDGE_FACTORS", "INTERACTION_FACTORS", "write_diagnosis"]
+
+#: analysis names accepted by ``arena report --analyses`` (default: all)
+ANALYSES = ("slices", "edges", "winrates", "interactions", "curves", "protocols", "domains", "real",
+            "frontier", "exposure")
+#: graph-level factors of the slice explorer (§3.2 Eq. 6), in the paper's vocabulary
+GRAPH_FACTORS = ("graph", "d", "difficulty", "root_dependency", "mechanism", "noise", "root", "domain",
+                 "protocol", "n", "split", "standardisation")
+#: edge-level factors: a mechanism or noise belongs to the child's equation (§6.1)
+EDGE_FACTORS = ("mechanism", "noise")
+#: factors of the interaction heatmaps (Fig. 10, 12, 13)
+INTERACTION_FACTORS = ("graph", "mechanism", "noise", "root_dependency")
+
+
+class _Section:
+    """Collects tables, figures and notes while the analyses run; one failure never stops the rest."""
+
+    def __init__(self, results: Path, console: Any) -> None:
+        self.results = results
+        self.tables_dir = results / "tables"
+        self.figures_dir = results / "figures"
+        self.console = console
+        self.written: Dict[str, Path] = {}
+        self.figures: List[Tuple[str, str]] = []
+        self.tables: Dict[str, pd.DataFrame] = {}
+        self.notes: Dict[str, str] = {}
+        self.skipped: List[Tuple[str, str]] = []
+
+    def csv(self, name: str, frame: pd.DataFrame, title: Optional[str] = None, index: bool = False) -> None:
+        if frame is None or len(frame) == 0:
+            return
+        self.tables_dir.mkdir(parents=True, exist_ok=True)
+        path = self.tables_dir / f"{name}.csv"
+        frame.to_csv(path, index=index)
+        self.written[f"table {name}"] = path
+        if title:
+            self.tables[title] = frame
+
+    def figure(self, title: str, paths: Sequence[Path]) -> None:
+        for p in paths:
+            p = Path(p)
+            self.written[f"figure {p.name}"] = p
+            if p.suffix == ".png":
+                label = title if len([q for q in paths if Path(q).suffix == ".png"]) == 1 else \
+                    f"{title}: {p.stem.split('_')[-1]}"
+                self.figures.append((label, p.relative_to(self.results).as_posix()))
+
+    def skip(self, analysis: str, reason: str) -> None:
+        self.skipped.append((analysis, reason))
+
+    def run(self, analysis: str, fn: Callable[[], None]) -> None:
+        try:
+            fn()
+        except Exception as exc:  # noqa: BLE001 - one analysis's error is a note, not a lost report
+            self.skip(analysis, f"error: {type(exc).__name__}: {exc}")
+
+
+def _options(ctx: Any) -> Tuple[Tuple[str, ...], Tuple[str, ...], Optional[Tuple[str, ...]]]:
+    opts: Mapping[str, Any] = dict(getattr(ctx, "options", {}) or {})
+    analyses = tuple(opts.get("analyses") or ANALYSES)
+    unknown = [a for a in analyses if a not in ANALYSES]
+    if unknown:
+        raise ValueError(f"--analyses: unknown {', '.join(unknown)}; choose from {', '.join(ANALYSES)}")
+    factors = tuple(opts.get("factors") or ())
+    reference = tuple(opts["reference"]) if opts.get("reference") else None
+    return analyses, factors, reference
+
+
+def _leaderboard(runs: pd.DataFrame) -> Tuple[pd.DataFrame, pd.DataFrame]:
+    """(page leaderboard: one row per method, numeric F1 / SHD per family x split + Avg; the tidy cells)."""
+    from causalarena.report import leaderboard_numeric
+
+    cells = leaderboard_numeric(runs, metrics=[m for m in ("f1", "shd", "precision", "recall") if m in runs])
+    wide: Dict[str, Dict[str, float]] = {}
+    for r in cells.itertuples(index=False):
+        row = wide.setdefault(r.method, {})
+        row[f"{r.column} F1"] = r.f1_mean
+        if "shd_mean" in cells.columns:
+            row[f"{r.column} SHD"] = r.shd_mean
+    board = pd.DataFrame.from_dict(wide, orient="index")
+    board.index.name = "method"
+    first = [c for c in board.columns if c.startswith("Avg")]
+    board = board[first + [c for c in board.columns if c not in first]]
+    board = board.sort_values(first[0], ascending=False) if first else board
+    return board.reset_index(), cells
+
+
+def _versions(ctx: Any, runs: pd.DataFrame) -> Dict[str, str]:
+    import causalarena
+
+    from . import __version__
+
+    out = {"results": str(ctx.results), "store": str(ctx.store_path), "runs": f"{len(runs):,}",
+           "generated": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+           "causal-arena": causalarena.__version__, "arena-diagnosis": __version__,
+           "python (report)": platform.python_version()}
+    for col, label in (("family", "families"), ("protocol", "protocols"), ("scoring", "CPDAG scoring")):
+        if col in runs:
+            out[label] = ", ".join(sorted({str(v) for v in runs[col].dropna().unique()})) or "–"
+    if "method_version" in runs:
+        mv = runs.dropna(subset=["method_version"]).drop_duplicates("method")
+        out["methods"] = ", ".join(f"{m} {v}" for m, v in zip(mv["method"], mv["method_version"])) or "–"
+    if "python" in runs:
+        out["python (workers)"] = ", ".join(sorted({str(v) for v in runs["python"].dropna().unique()})) or "–"
+    return out
+
+
+def _priors(ctx: Any, runs: pd.DataFrame) -> Dict[str, Any]:
+    """Declared pretraining priors (``MethodInfo.prior``) of the methods in the runs; nothing entered by hand."""
+    methods = getattr(getattr(ctx, "registry", None), "methods", {}) or {}
+    out: Dict[str, Any] = {}
+    for name in sorted({str(m) for m in runs["method"].unique()}):
+        info = methods.get(name)
+        out[name] = getattr(info, "prior", None) if info is not None else None
+    return out
+
+
+def write_diagnosis(ctx: Any) -> Dict[str, Path]:
+    """Write every diagnosis table, figure and ``index.html`` for the store of ``ctx``.
+
+    Args:
+        ctx: a :class:`causalarena.records.ReportContext` (``results``,
+            ``store_path``, ``runs``, ``registry``, ``console``, ``options``
+            with ``analyses`` / ``factors`` / ``reference``, lazy
+            ``predictions()`` / ``truths()``, ``missing_predictions()``,
+            ``fill_command``).
+
+    Returns:
+        label -> path of every file written (CSV tables, PNG + SVG figures, the page).
+
+    Raises:
+        ValueError: ``--analyses`` names an unknown analysis (the message lists them).
+        OSError: a file cannot be written (the core prints it; the leaderboard is kept).
+    """
+    analyses, extra_factors, reference = _options(ctx)
+    runs: pd.DataFrame = ctx.runs
+    results = Path(ctx.results)
+    out = _Section(results, ctx.console)
+    board, cells = _leaderboard(runs)
+    out.csv("leaderboard_cells", cells)
+    out.figure("Precision–recall and F1–SHD (Fig. 4)", F.precision_recall_f1_shd(cells, out.figures_dir))
+    slices: Dict[str, pd.DataFrame] = {}
+
+    def need_predictions() -> Optional[Tuple[pd.DataFrame, Dict[str, Any]]]:
+        preds = ctx.predictions()
+        if preds is None or len(preds) == 0:
+            missing = ctx.missing_predictions()
+            why = (f"no stored predictions ({missing} ok runs were stored before predictions were kept); "
+                   f"fill them with `{ctx.fill_command}`" if missing else "no stored predictions")
+            out.skip("edge-level slices", why)
+            return None
+        return preds, ctx.truths()
+
+    if "slices" in analyses:
+        for factor in dict.fromkeys(GRAPH_FACTORS + extra_factors):
+            def one(factor: str = factor) -> None:
+                frame = A.slice_scores(runs, factor)
+                if len(frame) and frame["level"].nunique() > 0:
+                    slices[factor] = frame
+            try:
+                one()
+            except ValueError as exc:
+                if factor in extra_factors:  # asked for by name: say why it is absent
+                    out.skip(f"slice {factor}", str(exc))
+        out.csv("slices", pd.concat(list(slices.values()), ignore_index=True) if slices else pd.DataFrame())
+
+    pred_truth = None
+    if "edges" in analyses or "interactions" in analyses:
+        pred_truth = need_predictions()
+    if "edges" in analyses and pred_truth is not None:
+        def edges() -> None:
+            for factor in EDGE_FACTORS:
+                frame = A.edge_slice_scores(runs, pred_truth[0], pred_truth[1], factor)
+                if len(frame):
+                    key = f"{factor} (edge-level)"
+                    slices[key] = frame.rename(columns={"f1": "score"}).assign(sd=float("nan"))[
+                        ["factor", "level", "method", "split", "score", "sd", "units", "precision", "recall"]]
+                    out.csv(f"edge_slices_{factor}", frame)
+        out.run("edge-level slices", edges)
+
+    if "winrates" in analyses:
+        def winrates() -> None:
+            for split in ("obs", "obs_int"):
+                wr = A.win_rates(runs, split=split)
+                if wr.pairwise.empty:
+                    continue
+                label = "obs" if split == "obs" else "obs+int"
+                out.csv(f"win_rates_{split}", wr.pairwise, f"Pairwise win rates, {label} (row beats column)",
+                        index=True)
+                out.csv(f"win_rates_by_family_{split}", wr.by_family, f"Win rate by family, {label}", index=True)
+                out.figure(f"Win-rate matrix, {label} (Fig. 19)",
+                           F.win_rate_matrix(wr.pairwise, out.figures_dir, stem=f"win_rate_matrix_{split}"))
+                out.figure(f"Win rate by family, {label} (Fig. 1)",
+                           F.win_rate_bars(wr.by_family, out.figures_dir, stem=f"win_rate_bars_{split}"))
+        out.run("win rates", winrates)
+
+    if "interactions" in analyses:
+        def interactions() -> None:
+            frames = []
+            for factor in dict.fromkeys(INTERACTION_FACTORS + extra_factors):
+                edge = factor in EDGE_FACTORS and pred_truth is not None
+                try:
+                    frame = A.interaction_scores(runs, factor, predictions=pred_truth[0] if edge else None,
+                                                 truths=pred_truth[1] if edge else None)
+                except ValueError as exc:
+                    out.skip(f"interaction {factor}", str(exc))
+                    continue
+                if len(frame):
+                    frames.append(frame)
+            if frames:
+                inter = pd.concat(frames, ignore_index=True)
+                out.csv("interactions", inter)
+                out.figure("Interaction scores (Eq. 7; Fig. 10, 12, 13)",
+                           F.interaction_heatmaps(inter, out.figures_dir))
+        out.run("interactions", interactions)
+
+    if "curves" in analyses:
+        def curves() -> None:
+            dc = A.d_curve(runs)
+            out.csv("d_curve", dc, "F1 against d (synthetic, obs)")
+            out.figure("F1 against d (Fig. 11)", F.d_curve(dc, out.figures_dir))
+            nc = A.n_curve(runs)
+            if len(nc):
+                out.csv("n_curve", nc, "F1 against n (sample-size suite)")
+                out.figure("F1 against n (Fig. 6a)", F.n_curve(nc, out.figures_dir))
+            else:
+                out.skip("n curve", "no sample-size suite runs (arena run --suite sample-size)")
+        out.run("curves", curves)
+
+    if "protocols" in analyses:
+        def protocols() -> None:
+            pt = A.protocol_table(runs)
+            if not len(pt):
+                out.skip("protocol table", "no intervention-protocol suite runs "
+                         "(arena run --suite intervention-protocols)")
+                return
+            out.csv("protocols", pt, "Intervention-protocol sensitivity (Table 3)")
+            out.figure("ΔF1 against the default protocol (Fig. 6b)", F.protocol_bars(pt, out.figures_dir))
+        out.run("protocols", protocols)
+
+    if "domains" in analyses:
+        def domains() -> None:
+            for family in ("semantic", "formula"):
+                if family not in set(runs["family"]):
+                    continue
+                ds = A.domain_shift(runs, family)
+                if len(ds):
+                    out.csv(f"domain_shift_{family}", ds, f"Domain shift, {family} (Fig. 17)")
+                    out.figure(f"Domain shift, {family} (Fig. 17)",
+                               F.domain_heatmap(ds, out.figures_dir, stem=f"domain_shift_{family}", family=family))
+        out.run("domain shifts", domains)
+
+    if "real" in analyses:
+        def real() -> None:
+            rd = A.real_data(runs)
+            if len(rd):
+                out.csv("real_data", rd, "Real data per table (Fig. 5)")
+                out.figure("Real data per table (Fig. 5)", F.real_data_strip(rd, out.figures_dir))
+        out.run("real data", real)
+
+    runtime = None
+    if "frontier" in analyses:
+        def front() -> None:
+            nonlocal runtime
+            from causalarena.report import runtime_table
+
+            try:
+                runtime = runtime_table(runs)
+            except ValueError:
+                runtime = None  # no worker timing: end-to-end times only
+            fr = A.frontier(runs, runtime)
+            out.csv("frontier", fr, "Accuracy–cost frontier (Fig. 9)")
+            out.figure("Accuracy–cost frontier (Fig. 9)", F.pareto_frontier(fr, out.figures_dir))
+            out.notes["Accuracy–cost frontier (Fig. 9)"] = (
+                "f1 is the leaderboard's Avg F1; seconds is T_graph (mean over d of the load / per-graph fit) where "
+                "the method has such a fit, otherwise its mean end-to-end time per run; pareto marks the methods "
+                "no other method beats on both.")
+        out.run("frontier", front)
+
+    if "exposure" in analyses:
+        def expo() -> None:
+            ex = A.exposure(runs, _priors(ctx, runs), reference=reference)
+            out.csv("exposure_skipped", ex.skipped)
+            if len(ex.summary) == 0:
+                names = ", ".join(ex.skipped["method"]) if len(ex.skipped) else "none"
+                out.skip("pretraining exposure", f"no method in the store declares a pretraining prior "
+                         f"(MethodInfo.prior); left out: {names}")
+                return
+            out.csv("exposure_coverage", ex.coverage, "Pretraining prior coverage (Fig. 14)")
+            out.csv("exposure_axes", ex.axes, "ID / OOD F1 per axis (Eq. 8; Fig. 15)")
+            out.csv("exposure_summary", ex.summary, "Exposure summary (Eq. 8–10)")
+            out.figure("Prior coverage (Fig. 14)", F.prior_coverage_bars(ex.coverage, out.figures_dir))
+            out.figure("ID / OOD F1 against the reference (Fig. 15)", F.id_ood_bars(ex.axes, out.figures_dir))
+        out.run("pretraining exposure", expo)
+
+    # the core's own tables on the page too
+    from causalarena.report import sortability_table
+
+    try:
+        out.tables["Sortability (varsortability, R²-sortability)"] = sortability_table(runs)
+    except (ValueError, KeyError):
+        pass
+    if runtime is not None and len(runtime):
+        out.tables["Load and per-graph time T(k) = T_fixed + k·T_graph (§5.5)"] = runtime
+    if out.skipped:
+        skipped = pd.DataFrame(out.skipped, columns=["analysis", "reason"])
+        out.tables["Left out"] = skipped
+        out.notes["Left out"] = "Analyses without data in this store, and why."
+    page = HtmlReport(title=f"CausalArena report — {results.name}", leaderboard=board,
+                      failures=failure_examples(runs), slices=slices, figures=out.figures,
+                      tables=out.tables, config=_versions(ctx, runs), notes=out.notes)
+    out.written["html"] = write_html(results / "index.html", page)
+    for analysis, reason in out.skipped:
+        ctx.console.print(f"[dim]{analysis}: {reason}[/dim]")
+    return out.written
