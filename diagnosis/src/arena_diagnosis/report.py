@@ -217,7 +217,9 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
         def winrates() -> None:
             for split in ("obs", "obs_int"):
                 wr = A.win_rates(runs, split=split)
-                if wr.pairwise.empty:
+                if wr.pairwise.shape[0] < 2:  # a win rate needs an opponent (obs+int: often gies alone)
+                    if split == "obs" or wr.pairwise.shape[0] == 1:
+                        out.skip(f"win rates ({split})", "fewer than two methods scored on this split")
                     continue
                 label = "obs" if split == "obs" else "obs+int"
                 out.csv(f"win_rates_{split}", wr.pairwise, f"Pairwise win rates, {label} (row beats column)",

@@ -16,7 +16,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import IO, Any, Dict, List, Optional, Sequence, Tuple
+from typing import IO, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 DEFAULT_RESULTS = "arena-results"
 STORE_NAME = "arena.sqlite"
@@ -277,3 +277,85 @@ def _write_report_files(write_report, runs, results, metrics, console) -> Dict[s
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return paths
+
+
+def _store_reader(path: Path) -> Callable[[str], Any]:
+    """``name -> Store(path, readonly=True).<name>()``: the lazy store reads of a :class:`ReportContext`."""
+    from ..store import Store
+
+    def read(name: str) -> Any:
+        with Store(str(path), readonly=True) as store:
+            return getattr(store, name)()
+
+    return read
+
+
+def _run_report_extensions(registry: Any, results: Path, store_path: Path, runs: Any, console: Any,
+                           options: Dict[str, Any]) -> None:
+    """Run every report extension (hook ``arena_reports``) on the folder's runs (``arena report`` and ``arena run``)."""
+    from ..records import ReportContext
+
+    context = ReportContext(results=results, store_path=store_path, runs=runs, registry=registry, console=console,
+                            options=options, reader=_store_reader(store_path))
+    _run_reports(registry, context, console)
+
+
+def _summarise_files(results: Path, files: Dict[str, Path]) -> str:
+    """``index.html, 12 files in tables/, 22 in figures/``: files in the folder by name, subfolders counted."""
+    top: List[str] = []
+    sub: Dict[str, int] = {}
+    for p in files.values():
+        try:
+            rel = Path(p).resolve().relative_to(Path(results).resolve())
+        except ValueError:
+            top.append(str(p))
+            continue
+        if len(rel.parts) == 1:
+            top.append(str(Path(results) / rel))
+        else:
+            sub[rel.parts[0]] = sub.get(rel.parts[0], 0) + 1
+    parts = [f"{n} file{'s' if n != 1 else ''} in {Path(results) / d}/" for d, n in sub.items()]
+    html = [t for t in top if t.endswith(".html")]
+    return ", ".join(parts + [t for t in top if t not in html] + html)
+
+
+def _run_reports(registry: Any, context: Any, console: Any) -> None:
+    """Call every registered report in ``order``; a failing one is one yellow line, never fatal."""
+    from rich.markup import escape
+
+    reports = sorted(registry.reports.values(), key=lambda r: (r.order, r.name))
+    if not reports:
+        console.print("[dim]pip install arena-diagnosis adds slices, win rates, figures and the HTML report[/dim]")
+        return
+    for info in reports:
+        who = f"report {info.name!r}" + (f" of {info.distribution} {info.version}".rstrip() if info.distribution else "")
+        try:
+            written = info.load()(context)
+            if not isinstance(written, dict):
+                raise TypeError(f"returned {type(written).__name__}, expected a dict of the files it wrote")
+            files: Dict[str, Path] = {str(k): Path(v) for k, v in written.items()}
+        except OSError as exc:  # its files could not be written: the leaderboard above stands
+            _debug(exc)
+            console.print(f"[yellow]{escape(who)}: files not written[/yellow] "
+                          f"({escape(str(exc.strerror or exc))}: {escape(str(exc.filename))})", soft_wrap=True)
+            continue
+        except Exception as exc:  # noqa: BLE001 - an extension's bug never costs the leaderboard
+            _debug(exc)
+            console.print(f"[yellow]{escape(who)} failed[/yellow]: {escape(type(exc).__name__)}: "
+                          f"{escape(' '.join(str(exc).split()))}", soft_wrap=True)
+            continue
+        if files:
+            console.print(f"{escape(info.name)}: wrote " + escape(_summarise_files(context.results, files)),
+                          highlight=False, soft_wrap=True)
+            pages = [p for p in files.values() if Path(p).suffix == ".html"]
+            if pages:
+                console.print(f"report page: {escape(str(pages[-1]))} (open it in a browser)", highlight=False,
+                              soft_wrap=True)
+
+
+def _debug(exc: BaseException) -> None:
+    """The traceback of a failed report on stderr when ``CAUSALARENA_DEBUG`` is set."""
+    if os.environ.get("CAUSALARENA_DEBUG"):
+        import traceback
+
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)

@@ -13,8 +13,6 @@ and writes ``runtime.csv``.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
-from typing import Any, Callable, Dict
 
 from ._common import (
     DEFAULT_RESULTS,
@@ -25,6 +23,7 @@ from ._common import (
     _machine_fault,
     _registry,
     _results_dir,
+    _run_report_extensions,
     _validate_metrics,
     _write_report_files,
 )
@@ -87,55 +86,10 @@ def _report(args: argparse.Namespace) -> int:
                       "the leaderboard above is complete")
     else:
         console.print("wrote " + ", ".join(str(p) for p in paths.values()))
-    from ..records import ReportContext
-
     options = {"analyses": _csv(args.analyses), "factors": _csv(args.factors), "reference": _csv(args.reference),
                "metrics": metrics}
-    context = ReportContext(results=results, store_path=path, runs=runs, registry=registry, console=console,
-                            options=options, reader=_store_reader(path))
-    _run_reports(registry, context, console)
+    _run_report_extensions(registry, results, path, runs, console, options)
     return 0
-
-
-def _store_reader(path: Path) -> Callable[[str], Any]:
-    """``name -> Store(path, readonly=True).<name>()``: the lazy store reads of a :class:`ReportContext`."""
-    from ..store import Store
-
-    def read(name: str) -> Any:
-        with Store(str(path), readonly=True) as store:
-            return getattr(store, name)()
-
-    return read
-
-
-def _run_reports(registry: Any, context: Any, console: Any) -> None:
-    """Call every registered report in ``order``; a failing one is one yellow line, never fatal."""
-    from rich.markup import escape
-
-    reports = sorted(registry.reports.values(), key=lambda r: (r.order, r.name))
-    if not reports:
-        console.print("[dim]pip install arena-diagnosis adds slices, win rates, figures and the HTML report[/dim]")
-        return
-    for info in reports:
-        who = f"report {info.name!r}" + (f" of {info.distribution} {info.version}".rstrip() if info.distribution else "")
-        try:
-            written = info.load()(context)
-            if not isinstance(written, dict):
-                raise TypeError(f"returned {type(written).__name__}, expected a dict of the files it wrote")
-            files: Dict[str, Path] = {str(k): Path(v) for k, v in written.items()}
-        except OSError as exc:  # its files could not be written: the leaderboard above stands
-            _debug(exc)
-            console.print(f"[yellow]{escape(who)}: files not written[/yellow] "
-                          f"({escape(str(exc.strerror or exc))}: {escape(str(exc.filename))})", soft_wrap=True)
-            continue
-        except Exception as exc:  # noqa: BLE001 - an extension's bug never costs the leaderboard
-            _debug(exc)
-            console.print(f"[yellow]{escape(who)} failed[/yellow]: {escape(type(exc).__name__)}: "
-                          f"{escape(' '.join(str(exc).split()))}", soft_wrap=True)
-            continue
-        if files:
-            console.print(f"{escape(info.name)}: wrote " + ", ".join(escape(str(p)) for p in files.values()),
-                          highlight=False, soft_wrap=True)
 
 
 def _report_runtime(runs, results, console) -> int:
@@ -154,14 +108,3 @@ def _report_runtime(runs, results, console) -> int:
         return 0
     console.print(f"wrote {path}")
     return 0
-
-
-def _debug(exc: BaseException) -> None:
-    """The traceback of a failed report on stderr when ``CAUSALARENA_DEBUG`` is set."""
-    import os
-
-    if os.environ.get("CAUSALARENA_DEBUG"):
-        import sys
-        import traceback
-
-        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)

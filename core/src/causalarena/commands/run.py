@@ -29,6 +29,7 @@ from ._common import (
     _print_errors,
     _registry,
     _results_dir,
+    _run_report_extensions,
     _select,
     _validate_metrics,
     _validate_splits,
@@ -64,8 +65,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
                          "this environment does not satisfy), none, venv, docker (default auto)")
     sp.add_argument("--results", default=DEFAULT_RESULTS, help=f"results folder (default {DEFAULT_RESULTS})")
     sp.add_argument("--metrics", help="metrics in leaderboard cells (default f1,shd)")
-    sp.add_argument("--retry", help="stored statuses to run again, e.g. timeout,failed")
+    sp.add_argument("--retry", help="stored statuses to run again, e.g. timeout,failed (ok: rerun successes, "
+                                    "which also stores the predictions of runs kept before predictions were)")
     sp.add_argument("--no-progress", action="store_true")
+    sp.add_argument("--no-extensions", action="store_true",
+                    help="skip the report extensions (e.g. arena-diagnosis's figures and index.html) after the "
+                         "leaderboard; `arena report` runs them later")
     sp.add_argument("--strict", action="store_true", help="fail when a plugin does not import")
     sp.add_argument("--cpdag-orientation", default="mec", type=_policy, metavar="{mec,linear_extension}",
                     help="how CPDAG/PAG undirected edges are oriented before the directed metrics: mec (default: "
@@ -229,6 +234,9 @@ def _run(args: argparse.Namespace) -> int:
     # the files describe the whole folder (every grid run into it), as `arena report` does
     paths = _write_report_files(write_report, runs, results, metrics, console)
     console.print("wrote " + ", ".join(str(p) for p in paths.values()) + " (every run stored in this folder)")
+    if not args.no_extensions:
+        _run_report_extensions(registry, results, results / STORE_NAME, runs, console,
+                               {"analyses": None, "factors": None, "reference": None, "metrics": metrics})
     return 0
 
 
