@@ -173,7 +173,11 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
     out = _Section(results, ctx.console)
     board, cells = _leaderboard(runs)
     out.csv("leaderboard_cells", cells)
-    out.figure("Precision–recall and F1–SHD (Fig. 4)", F.precision_recall_f1_shd(cells, out.figures_dir))
+    if {"precision_mean", "recall_mean"} <= set(cells.columns):
+        out.run("precision-recall figure", lambda: out.figure(
+            "Precision–recall and F1–SHD (Fig. 4)", F.precision_recall_f1_shd(cells, out.figures_dir)))
+    else:
+        out.skip("precision-recall figure", "the runs hold no precision / recall (arena rescore adds them)")
     slices: Dict[str, pd.DataFrame] = {}
 
     def need_predictions() -> Optional[Tuple[pd.DataFrame, Dict[str, Any]]]:

@@ -1,0 +1,138 @@
+"""write_diagnosis on a real store (issue 13 items 7 and 10): what it writes, what it leaves out and why.
+
+The store is written through ``Store.record`` (runs with predictions and the
+SCMs' truths) by hand, so every score is known: pc is perfect everywhere, ges
+finds every edge of the "er" graphs and none of the "tree" graphs, and
+"foundation" (a method declaring a pretraining prior that covers "er" only) is
+perfect on "er" and half right on "tree".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from arena_diagnosis.report import write_diagnosis
+from causalarena.data import Prediction
+from causalarena.predictions import FILL_COMMAND, Truth
+from causalarena.records import PretrainingPrior, ReportContext
+from causalarena.runs import RunRecord
+from causalarena.store import Store
+
+CHAIN = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]], dtype=bool)  # X0 -> X1 -> X2
+TAGS = ({"root": "gaussian"}, {"mechanism": "linear", "noise": "gaussian"}, {"mechanism": "rff", "noise": "laplace"})
+
+
+class _Console:
+    def __init__(self):
+        self.lines = []
+
+    def print(self, text="", **_):
+        self.lines.append(str(text))
+
+
+def _estimate(method: str, graph: str) -> np.ndarray:
+    if method == "pc" or (method == "ges" and graph == "er") or (method == "foundation" and graph == "er"):
+        return CHAIN.copy()
+    if method == "foundation":  # one of two edges: precision 1, recall 1/2, F1 2/3
+        return np.array([[0, 1, 0], [0, 0, 0], [0, 0, 0]], dtype=bool)
+    return np.zeros((3, 3), dtype=bool)  # ges on trees: nothing, F1 0
+
+
+def _f1(est: np.ndarray) -> float:
+    tp = int((est & CHAIN).sum())
+    return 0.0 if tp == 0 else 2 * tp / (int(est.sum()) + int(CHAIN.sum()))
+
+
+def _store(path: Path, with_predictions: bool = True) -> None:
+    truth = Truth(CHAIN, ("X0", "X1", "X2"), TAGS)
+    with Store(str(path)) as store:
+        for method in ("pc", "ges", "foundation"):
+            for k, graph in enumerate(("er", "er", "tree", "tree")):
+                est = _estimate(method, graph)
+                factors = {"graph": graph, "d": 3, "difficulty_level": "clean", "root_dependency": "independent",
+                           "mechanisms": ["linear", "rff"], "noises": ["gaussian", "laplace"], "roots": ["gaussian"]}
+                row = RunRecord(family="synthetic", scm_id=f"{graph}-{k}", split="obs", replicate=0, method=method,
+                                config_hash="0" * 16, status="ok", wall_seconds=1.0 + k, fit_seconds=1.0, n=100, d=3,
+                                seed=k, standardise=True, protocol="default", output_kind="dag", factors=factors,
+                                metrics={"f1": _f1(est), "shd": float((est != CHAIN).sum())})
+                store.record(row, prediction=Prediction(adjacency=est.astype(np.int8), kind="dag")
+                             if with_predictions else None, truth=truth if with_predictions else None)
+
+
+def _context(tmp_path: Path, with_predictions: bool = True, options=None):
+    results = tmp_path / "R"
+    results.mkdir()
+    path = results / "arena.sqlite"
+    _store(path, with_predictions)
+    with Store(str(path), readonly=True) as store:
+        runs = store.runs_frame()
+
+    def read(name):
+        with Store(str(path), readonly=True) as s:
+            return getattr(s, name)()
+
+    prior = PretrainingPrior(axes={"graph": ("er",)}, source="a test's own model card")
+    registry = SimpleNamespace(methods={"pc": SimpleNamespace(prior=None), "ges": SimpleNamespace(prior=None),
+                                        "foundation": SimpleNamespace(prior=prior)})
+    console = _Console()
+    return ReportContext(results=results, store_path=path, runs=runs, registry=registry, console=console,
+                         options=options or {}, reader=read), console
+
+
+def test_writes_page_tables_and_figures(tmp_path):
+    ctx, _ = _context(tmp_path)
+    written = write_diagnosis(ctx)
+    res = ctx.results
+    assert written["html"] == res / "index.html" and (res / "index.html").is_file()
+    for stem in ("win_rate_matrix_obs", "interaction_graph", "d_curve", "pareto_frontier", "prior_coverage",
+                 "id_ood"):
+        assert (res / "figures" / f"{stem}.png").is_file() and (res / "figures" / f"{stem}.svg").is_file(), stem
+    # graph slice (Eq. 6): ges is 1.0 on er and 0.0 on tree, two units each
+    sl = pd.read_csv(res / "tables" / "slices.csv")
+    ges = sl[(sl["factor"] == "graph") & (sl["method"] == "ges")].set_index("level")
+    assert ges.loc["er", "score"] == 1.0 and ges.loc["tree", "score"] == 0.0
+    assert list(ges["units"]) == [2, 2]
+    # edge-level (§6.1): the rff child X2 has one true edge X1 -> X2; foundation finds it on er only
+    edges = pd.read_csv(res / "tables" / "edge_slices_mechanism.csv")
+    f = edges[(edges["method"] == "foundation") & (edges["level"] == "rff")].iloc[0]
+    assert f["recall"] == pytest.approx(0.5) and f["units"] == 4
+
+
+def test_exposure_for_the_method_that_declares_a_prior(tmp_path):
+    ctx, _ = _context(tmp_path)
+    write_diagnosis(ctx)
+    res = ctx.results
+    summary = pd.read_csv(res / "tables" / "exposure_summary.csv")
+    assert list(summary["method"]) == ["foundation"]
+    axes = pd.read_csv(res / "tables" / "exposure_axes.csv").set_index(["method", "axis"])
+    g = axes.loc[("foundation", "graph")]
+    # ID = er: foundation 1.0 vs reference (pc, ges) mean 1.0; OOD = tree: 2/3 vs (1 + 0)/2 = 0.5
+    assert g["f_id"] == pytest.approx(1.0) and g["ref_id"] == pytest.approx(1.0)
+    assert g["f_ood"] == pytest.approx(2 / 3) and g["ref_ood"] == pytest.approx(0.5)
+    assert g["r_ood"] == pytest.approx((2 / 3 - 0.5) / 0.5)  # Eq. 8: +33 %
+    assert g["gap"] == pytest.approx(0.0 - 1 / 3)
+    skipped = pd.read_csv(res / "tables" / "exposure_skipped.csv")
+    assert set(skipped["method"]) == {"pc", "ges"}
+    assert set(skipped["reason"]) == {"declares no pretraining prior"}
+
+
+def test_a_store_without_predictions_names_the_command_that_fills_them(tmp_path):
+    ctx, console = _context(tmp_path, with_predictions=False)
+    write_diagnosis(ctx)
+    assert not (ctx.results / "tables" / "edge_slices_mechanism.csv").exists()
+    fill = FILL_COMMAND.format(results=ctx.results)
+    assert any("12 ok runs were stored before predictions were kept" in line and fill in line
+               for line in console.lines), console.lines
+    html = (ctx.results / "index.html").read_text(encoding="utf-8")
+    assert "Left out" in html and "--retry ok" in html
+
+
+def test_unknown_analysis_is_named(tmp_path):
+    ctx, _ = _context(tmp_path, options={"analyses": ["slices", "pareto"]})
+    with pytest.raises(ValueError, match="unknown pareto; choose from slices, edges"):
+        write_diagnosis(ctx)
