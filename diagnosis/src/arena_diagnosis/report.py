@@ -120,6 +120,15 @@ def _leaderboard(runs: pd.DataFrame) -> Tuple[pd.DataFrame, pd.DataFrame]:
     return board.reset_index(), cells
 
 
+def _wide(frame: pd.DataFrame, columns: str, values: str, prefix: str = "", extra: Sequence[str] = ()) -> pd.DataFrame:
+    """The page's form of a long table: one row per method, one column per level (the CSV keeps the long form)."""
+    wide = frame.pivot_table(index="method", columns=columns, values=values, aggfunc="first", sort=False)
+    wide.columns = [f"{prefix}{c}" for c in wide.columns]
+    for col in extra:  # per-method constants (an SD across levels)
+        wide[col] = frame.groupby("method", sort=False)[col].first()
+    return wide.rename_axis("method").reset_index()
+
+
 def _versions(ctx: Any, runs: pd.DataFrame) -> Dict[str, str]:
     import causalarena
 
@@ -258,11 +267,14 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
     if "curves" in analyses:
         def curves() -> None:
             dc = A.d_curve(runs)
-            out.csv("d_curve", dc, "F1 against d (synthetic, obs)")
+            out.csv("d_curve", dc)
+            if len(dc):
+                out.tables["F1 against d (synthetic, obs)"] = _wide(dc, "d", "score", prefix="d = ")
             out.figure("F1 against d (Fig. 11)", F.d_curve(dc, out.figures_dir))
             nc = A.n_curve(runs)
             if len(nc):
-                out.csv("n_curve", nc, "F1 against n (sample-size suite)")
+                out.csv("n_curve", nc)
+                out.tables["F1 against n (sample-size suite)"] = _wide(nc, "n", "score", prefix="n = ")
                 out.figure("F1 against n (Fig. 6a)", F.n_curve(nc, out.figures_dir))
             else:
                 out.skip("n curve", "no sample-size suite runs (arena run --suite sample-size)")
@@ -275,7 +287,10 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
                 out.skip("protocol table", "no intervention-protocol suite runs "
                          "(arena run --suite intervention-protocols)")
                 return
-            out.csv("protocols", pt, "Intervention-protocol sensitivity (Table 3)")
+            out.csv("protocols", pt)
+            f1 = _wide(pt, "protocol", "f1", prefix="F1 ")
+            delta = _wide(pt, "protocol", "delta_f1", prefix="ΔF1 ", extra=("f1_sd",)).drop(columns=["method"])
+            out.tables["Intervention-protocol sensitivity (Table 3)"] = pd.concat([f1, delta], axis=1)
             out.figure("ΔF1 against the default protocol (Fig. 6b)", F.protocol_bars(pt, out.figures_dir))
         out.run("protocols", protocols)
 
@@ -286,7 +301,9 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
                     continue
                 ds = A.domain_shift(runs, family)
                 if len(ds):
-                    out.csv(f"domain_shift_{family}", ds, f"Domain shift, {family} (Fig. 17)")
+                    out.csv(f"domain_shift_{family}", ds)
+                    out.tables[f"Domain shift, {family}: F1 on the domain minus the method's own mean (Fig. 17)"] = \
+                        _wide(ds, "domain", "shift", extra=("domain_sd",))
                     out.figure(f"Domain shift, {family} (Fig. 17)",
                                F.domain_heatmap(ds, out.figures_dir, stem=f"domain_shift_{family}", family=family))
         out.run("domain shifts", domains)
@@ -295,7 +312,9 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
         def real() -> None:
             rd = A.real_data(runs)
             if len(rd):
-                out.csv("real_data", rd, "Real data per table (Fig. 5)")
+                out.csv("real_data", rd)
+                out.tables["Real data: F1 per table (Fig. 5)"] = _wide(
+                    rd.assign(column=rd["table"].astype(str) + " / " + rd["split"].astype(str)), "column", "f1")
                 out.figure("Real data per table (Fig. 5)", F.real_data_strip(rd, out.figures_dir))
         out.run("real data", real)
 
