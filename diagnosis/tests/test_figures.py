@@ -11,6 +11,9 @@ import pandas as pd
 import pytest
 import viz_fixtures as fx
 from matplotlib import image as mpimg
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 from arena_diagnosis import figures as F
 
@@ -230,3 +233,131 @@ def test_undeclared_axis_is_said_not_drawn(out):
     axes.loc[(axes["method"] == "sea") & (axes["axis"] == "noise"), axes.columns[2:]] = np.nan
     texts = _svg_texts(F.id_ood_bars(axes, out)[1])
     assert texts.count("axis not declared") == 1 and "no OOD slice" not in texts
+
+
+# --------------------------------------------------------------------------- readability
+
+
+def _svg_fill_of_marker(svg_path, colours) -> set:
+    """The method colours (lower-case hex) used as fills in an SVG."""
+    text = open(svg_path, encoding="utf-8").read().lower()
+    return {c for c in colours if f"fill: {c.lower()}" in text}
+
+
+def test_method_styles_keyed_on_the_sorted_set():
+    # case-insensitive sorted order: avici, DirectLiNGAM, ges, NOTEARS..., pc -> palette slots 0..4
+    st = F.method_styles(["pc", "ges", "pc", "DirectLiNGAM", LONG, "avici", np.nan])
+    assert list(st) == ["avici", "DirectLiNGAM", "ges", LONG, "pc"]
+    assert [s["color"] for s in st.values()] == list(F.PALETTE[:5])
+    assert st["pc"] == {"color": "#999933", "marker": "D", "linestyle": "-"}
+    assert F.method_styles(reversed(fx.METHODS)) == F.method_styles(fx.METHODS)  # order does not matter
+    # beyond nine methods the colours repeat with the next line style
+    many = F.method_styles([f"m{i:02d}" for i in range(10)])
+    assert many["m09"]["color"] == many["m00"]["color"] and many["m09"]["linestyle"] == "--"
+
+
+def test_same_method_same_colour_across_figures_with_styles(out):
+    """pc is in both frames, with different companions; with the report's styles it has one colour."""
+    styles = F.method_styles(fx.METHODS)  # pc -> "#999933" (5th of the sorted set)
+    cells = fx.leaderboard_cells()
+    pr_frame = cells[cells["method"].isin(["pc", "ges"])]        # alone: pc would be 2nd -> "#88CCEE"
+    fr_frame = fx.frontier()[fx.frontier()["method"].isin(["pc", "avici", "DirectLiNGAM"])]  # pc 3rd
+    pr = F.precision_recall_f1_shd(pr_frame, out, "pr", styles=styles)
+    par = F.pareto_frontier(fr_frame, out, "par", styles=styles)
+    pc, ges = styles["pc"]["color"], styles["ges"]["color"]
+    assert pc == "#999933" and ges == "#44AA99"
+    assert _svg_fill_of_marker(pr[1], F.PALETTE) == {pc, ges}
+    assert _svg_fill_of_marker(par[1], F.PALETTE) == {pc, styles["avici"]["color"], styles["DirectLiNGAM"]["color"]}
+    # without styles each figure keys on its own subset: pc changes colour (the bug this fixes)
+    own = F.pareto_frontier(fr_frame, out, "own")
+    assert F.method_styles(fr_frame["method"])["pc"]["color"] == F.PALETTE[2]
+    assert F.PALETTE[2] in _svg_fill_of_marker(own[1], F.PALETTE)
+    # a styles mapping missing a method of the frame is an error naming it
+    with pytest.raises(ValueError, match=r"pareto_frontier: styles has no entry for method\(s\) \['pc'\]"):
+        F.pareto_frontier(fr_frame, out, "x", styles=F.method_styles(["avici", "DirectLiNGAM"]))
+
+
+def _boxes(fig, artists):
+    """Display-pixel boxes; of an annotation, the text's own box (Annotation's would add its leader line)."""
+    renderer = fig.canvas.get_renderer()
+    return [Text.get_window_extent(a, renderer) if isinstance(a, Text) else a.get_window_extent(renderer)
+            for a in artists]
+
+
+def _overlap(a, b) -> bool:
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def test_pareto_labels_of_near_identical_points_do_not_overlap(out):
+    # the demo's case: sortnregress over randomregress at ~0.09-0.1 s, F1 0.273-0.274
+    front = pd.DataFrame({"method": ["randomregress", "sortnregress", "pc", "gies"],
+                          "f1": [0.2729, 0.2744, 0.501, 0.518], "seconds": [0.0895, 0.0990, 0.222, 4.87],
+                          "time_source": "T_graph", "pareto": True})
+    fig = F._pareto_figure(front, None)
+    fig.canvas.draw()
+    labels = [t for t in fig.axes[0].texts if t.get_text() in set(front["method"])]
+    assert sorted(t.get_text() for t in labels) == sorted(front["method"])
+    boxes = _boxes(fig, labels)
+    assert not any(_overlap(boxes[i], boxes[j]) for i in range(4) for j in range(i + 1, 4))
+    # the two that collided were moved apart and got a leader line; the lone ones kept their (7, 5) pt offset
+    moved = {t.get_text() for t in labels if t.arrow_patch is not None}
+    assert moved and moved <= {"randomregress", "sortnregress"}
+    assert [t.xyann for t in labels if t.get_text() == "gies"] == [(7, 5)]
+    # the written files work the same way
+    _check_written(F.pareto_frontier(front, out, "near"), ["near"])
+
+
+def test_separate_labels_two_identical_points():
+    fig = Figure(figsize=(4, 3))
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    ts = [ax.annotate(name, (0.5, 0.5), xytext=(5, 5), textcoords="offset points") for name in ("alpha", "alpha2")]
+    renderer = fig.canvas.get_renderer()
+    a, b = _boxes(fig, ts)
+    assert _overlap(a, b)  # same anchor, same offset: on top of each other
+    assert F.separate_labels(ts, renderer, pad_px=2.0) >= 1
+    a, b = _boxes(fig, ts)
+    assert not _overlap(a, b)
+    # moved symmetrically and vertically only, one pass: each by half the overlap + 2 px -> a 4 px gap
+    assert ts[0].xyann[0] == ts[1].xyann[0] == 5
+    assert ts[0].xyann[1] + ts[1].xyann[1] == pytest.approx(10)
+    assert min(abs(a.y0 - b.y1), abs(b.y0 - a.y1)) == pytest.approx(4.0, abs=0.01)
+    with pytest.raises(ValueError, match="separate_labels"):
+        F.separate_labels([ax.text(0, 0, "plain")], renderer)
+
+
+@pytest.mark.parametrize("n_fam", [1, 4])
+def test_precision_recall_legend_clear_of_suptitle(n_fam):
+    cells = fx.leaderboard_cells()
+    cells = cells[cells["family"].isin(fx.FAMILIES[:n_fam])]
+    fig = F._pr_figure(cells, None, None)
+    FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    legend, title = fig.legends[0], fig._suptitle
+    lb, tb = _boxes(fig, [legend, title])
+    assert not _overlap(lb, tb)
+    # and the legend is inside the figure, clear of every axes
+    fb = fig.bbox
+    assert lb.x0 >= fb.x0 and lb.x1 <= fb.x1 + 1 and lb.y0 >= fb.y0 and lb.y1 <= fb.y1 + 1
+    assert not any(_overlap(lb, ax.get_window_extent()) for ax in fig.axes)
+    assert len(fig.axes) == 2 * n_fam
+
+
+def test_interaction_heatmap_with_many_levels_is_transposed(out):
+    """16 levels, 5 methods: levels become rows, so the PNG is taller than wide instead of a long strip."""
+    levels = [f"level_{k:02d}" for k in range(16)]
+    rows = [{"factor": "noise", "level": lv, "method": m, "score": 0.5, "interaction": (i - 2) * (j - 7.5) / 100}
+            for i, m in enumerate(fx.METHODS) for j, lv in enumerate(levels)]
+    paths = F.interaction_heatmaps(pd.DataFrame(rows), out)
+    _check_written(paths, ["interaction_noise"])
+    h, w = mpimg.imread(paths[0]).shape[:2]
+    assert w < 1.5 * h  # untransposed: 17.5 x 3.5 in (0.75 in per level column), a 5:1 strip
+    texts = _svg_texts(paths[1])
+    assert set(levels) <= set(texts) and "noise" in texts and "method" in texts
+    # pc (i = 0), level_00 (j = 0): (-2)(-7.5)/100 = +0.15; the DirectLiNGAM column (i = 2) is 16 zeros,
+    # plus the colour bar's "0.00" tick (range +/-0.15, ticks every 0.05)
+    assert "+0.15" in texts and texts.count("0.00") == 17
+    # 4 levels (the fixture's mechanism): not transposed, wider than tall
+    few = F.interaction_heatmaps(fx.interaction_scores(), out, "few")
+    h, w = mpimg.imread(few[2]).shape[:2]
+    assert w > h

@@ -12,7 +12,17 @@ Figures are drawn on bare :class:`matplotlib.figure.Figure` objects (no
 pyplot state, so no backend is switched globally and nothing leaks between
 calls); PNGs go through Agg. Colours: Paul Tol's colour-blind-safe "muted"
 qualitative palette for methods (line styles / markers repeat it beyond nine
-methods), ``RdBu_r`` (diverging, centred) for signed quantities.
+methods), his "bright" palette for everything that is not a method (families,
+protocols, tables, factor axes) so a bar colour is never mistaken for a
+method, ``RdBu_r`` (diverging, centred) for signed quantities.
+
+Method colours are one mapping for the whole report: :func:`method_styles`
+keys colour, marker and line style on the *sorted* set of method names, and
+every figure drawing methods (:func:`precision_recall_f1_shd`, :func:`d_curve`,
+:func:`n_curve`, :func:`pareto_frontier`) takes it as ``styles=``. Build it
+once from all methods of the report and pass it to each figure; without it a
+figure computes it from its own frame (the same as long as the frames hold the
+same methods).
 
 ================================  =============================  ============
 function                          input frame                    paper
@@ -36,28 +46,33 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Union
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
 from matplotlib import colors as mcolors
 from matplotlib import rc_context
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.transforms import Bbox
 
 __all__ = [
+    "CATEGORY_PALETTE",
     "PALETTE",
     "d_curve",
     "domain_heatmap",
     "id_ood_bars",
     "interaction_heatmaps",
+    "method_styles",
     "n_curve",
     "pareto_frontier",
     "precision_recall_f1_shd",
     "prior_coverage_bars",
     "protocol_bars",
     "real_data_strip",
+    "separate_labels",
     "win_rate_bars",
     "win_rate_matrix",
 ]
@@ -66,11 +81,15 @@ PathLike = Union[str, Path]
 
 #: Paul Tol's "muted" qualitative scheme (colour-blind safe), in his order.
 PALETTE = ("#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255", "#AA4499")
+#: Paul Tol's "bright" scheme, for categories that are not methods (families, protocols, tables, axes)
+CATEGORY_PALETTE = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#BBBBBB")
 _LINESTYLES = ("-", "--", "-.", ":")
 _MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">")
 #: teal / pink of the paper's ID / OOD bars (Fig. 15), both in Tol's palette
 _ID_COLOUR, _OOD_COLOUR, _REF_COLOUR = "#44AA99", "#CC6677", "#222222"
 _DPI = 150
+#: an interaction heatmap with more levels than this is drawn with levels as rows
+MAX_LEVEL_COLUMNS = 12
 _SPLIT_LABEL = {"obs": "obs", "obs_int": "obs+int"}
 
 
@@ -103,16 +122,49 @@ def _save(fig: Figure, out_dir: PathLike, stem: str) -> List[Path]:
     return paths
 
 
-def _method_styles(methods: Sequence[str]) -> Dict[str, dict]:
-    """Colour, marker and line style per method, stable in the given order."""
-    styles = {}
-    for i, m in enumerate(methods):
-        styles[m] = {
-            "color": PALETTE[i % len(PALETTE)],
-            "marker": _MARKERS[i % len(_MARKERS)],
-            "linestyle": _LINESTYLES[(i // len(PALETTE)) % len(_LINESTYLES)],
-        }
+Styles = Mapping[str, Mapping[str, str]]
+
+
+def method_styles(methods: Iterable) -> Dict[str, Dict[str, str]]:
+    """One colour, marker and line style per method, keyed on the sorted set of names.
+
+    Pass the result as ``styles=`` to every method figure so a method looks
+    the same in all of them, whichever subset of methods each frame holds.
+    The mapping depends only on the set of names (order and repeats in
+    ``methods`` do not matter; NaN is dropped): the i-th name in sorted order
+    (case-insensitive, ties by the exact name) gets ``PALETTE[i % 9]``, ``_MARKERS[i % 9]`` and, beyond nine methods, the
+    next line style, so ten or more methods stay distinguishable.
+
+    Args:
+        methods: method names (any iterable; values are compared as ``str``).
+
+    Returns:
+        {method: {"color": hex colour, "marker": matplotlib marker,
+        "linestyle": matplotlib line style}}, in sorted order.
+    """
+    # case-insensitive ("avici" next to "AVICI-v2", not after every capitalised name), ties by the exact name
+    names = sorted({str(m) for m in pd.Series(list(methods), dtype=object).dropna()}, key=lambda m: (m.lower(), m))
+    return {m: {"color": PALETTE[i % len(PALETTE)],
+                "marker": _MARKERS[i % len(_MARKERS)],
+                "linestyle": _LINESTYLES[(i // len(PALETTE)) % len(_LINESTYLES)]}
+            for i, m in enumerate(names)}
+
+
+def _styles_for(methods: Iterable, styles: Optional[Styles], figure: str) -> Styles:
+    """``styles`` checked to cover ``methods`` (ValueError naming the missing ones), or computed from them."""
+    if styles is None:
+        return method_styles(methods)
+    missing = sorted({str(m) for m in methods} - {str(k) for k in styles})
+    if missing:
+        raise ValueError(f"{figure}: styles has no entry for method(s) {missing}; build it with "
+                         "method_styles(<all methods of the report>)")
     return styles
+
+
+def _category_colours(values: Sequence) -> Dict:
+    """Non-method categories (tables, families ...) -> colour and marker, in the given order."""
+    return {v: {"color": CATEGORY_PALETTE[i % len(CATEGORY_PALETTE)], "marker": _MARKERS[i % len(_MARKERS)]}
+            for i, v in enumerate(values)}
 
 
 def _unique(values: Iterable) -> List:
@@ -188,13 +240,15 @@ def _f1_iso_curves(ax, levels=(0.2, 0.4, 0.6, 0.8)) -> None:
         p = f * r / (2 * r - f)
         keep = (p <= 1.0) & (p >= 0)
         ax.plot(r[keep], p[keep], color="0.75", linewidth=0.8, zorder=0)
-        # label where the curve leaves the top edge (P = 1 at R = F / (2 - F)), inside the axes
-        ax.annotate(f"F1={f:.1f}", (f / (2 - f), 1.0), fontsize=6.5, color="0.45",
-                    xytext=(3, -8), textcoords="offset points", va="center", ha="left")
+        # label where the curve meets the right edge (R = 1 at P = F / (2 - F)): these heights are far
+        # apart, unlike the top-edge crossings (R = 0.11, 0.25 for F1 = 0.2, 0.4), whose labels collide
+        ax.annotate(f"F1={f:.1f}", (1.0, f / (2 - f)), fontsize=6.5, color="0.45",
+                    xytext=(-2, 3), textcoords="offset points", va="bottom", ha="right")
 
 
 def precision_recall_f1_shd(cells: pd.DataFrame, out_dir: PathLike, stem: str = "precision_recall_f1_shd",
-                            families: Optional[Sequence[str]] = None) -> List[Path]:
+                            families: Optional[Sequence[str]] = None,
+                            styles: Optional[Styles] = None) -> List[Path]:
     """Precision-recall (top row) and F1-SHD (bottom row), one column per family (paper Fig. 4).
 
     Circles are obs-only, diamonds obs+int, and a thin line joins a method's two
@@ -209,26 +263,35 @@ def precision_recall_f1_shd(cells: pd.DataFrame, out_dir: PathLike, stem: str = 
         out_dir: folder to write into (created).
         stem: file stem.
         families: column order (default: order of first appearance).
+        styles: method -> style from :func:`method_styles` (default: computed
+            from this frame's methods).
 
     Returns:
         [png, svg], or [] for an empty frame.
 
     Raises:
-        ValueError: a required column is missing.
+        ValueError: a required column is missing; ``styles`` lacks a method.
     """
+    fig = _pr_figure(cells, families, styles)
+    return [] if fig is None else _save(fig, out_dir, stem)
+
+
+def _pr_figure(cells: pd.DataFrame, families: Optional[Sequence[str]], styles: Optional[Styles]) -> Optional[Figure]:
+    """The Fig. 4 figure (None for no data); see :func:`precision_recall_f1_shd`."""
     name = "precision_recall_f1_shd"
     if cells is None or len(cells) == 0:
-        return []
+        return None
     _require(cells, ["method", "family", "split"], name)
     cols = {m: _metric_col(cells, m, name) for m in ("precision", "recall", "f1", "shd")}
     df = cells[cells["family"].astype(str) != "Avg"]
     df = df[df["split"].isin(["obs", "obs_int"])]
     if df.empty:
-        return []
+        return None
     fams = list(families) if families is not None else _unique(df["family"])
     fams = [f for f in fams if f in set(df["family"])]
-    methods = _unique(df["method"])
-    styles = _method_styles(methods)
+    styles = _styles_for(_unique(df["method"]), styles, name)
+    methods = [m for m in styles if m in set(df["method"].astype(str))]  # legend in the styles' (sorted) order
+    df = df.assign(method=df["method"].astype(str))
     fig = Figure(figsize=(3.4 * len(fams) + 2.6, 6.6), layout="constrained")
     axes = fig.subplots(2, len(fams), squeeze=False)
     for j, fam in enumerate(fams):
@@ -254,7 +317,9 @@ def precision_recall_f1_shd(cells: pd.DataFrame, out_dir: PathLike, stem: str = 
         ax_fs.set_title(f"{fam}: F1 vs SHD", fontsize=10)
         ax_fs.set_xlabel("SHD (edges; lower is better)")
         ax_fs.set_ylabel("F1 (higher is better)")
-        ax_fs.set_ylim(bottom=0)
+        f1_top = pd.to_numeric(sub[cols["f1"]], errors="coerce").max()
+        # 8 % headroom: the best method's marker is not cut by the top spine
+        ax_fs.set_ylim(0, 1.08 * f1_top if np.isfinite(f1_top) and f1_top > 0 else 1.0)
         for ax in (ax_pr, ax_fs):
             ax.grid(alpha=0.3)
     handles = [Line2D([], [], color=styles[m]["color"], marker="s", linestyle="none", markersize=8, label=m)
@@ -262,9 +327,12 @@ def precision_recall_f1_shd(cells: pd.DataFrame, out_dir: PathLike, stem: str = 
     handles += [Line2D([], [], color="0.3", marker="o", linestyle="none", label="obs"),
                 Line2D([], [], color="0.3", marker="D", linestyle="none", label="obs+int"),
                 Line2D([], [], color="0.75", label="constant F1")]
-    fig.legend(handles=handles, loc="outside right upper", fontsize=8, title="method / split")
-    fig.suptitle("Precision-recall and F1-SHD on the main benchmark (means over units)")
-    return _save(fig, out_dir, stem)
+    # right margin, vertically centred: "upper" would put the legend's top at the suptitle's height, and a
+    # one-family figure is so narrow that the centred suptitle then runs into it
+    fig.legend(handles=handles, loc="outside right center", fontsize=8, title="method / split")
+    title = "Precision-recall and F1-SHD on the main benchmark (means over units)"
+    fig.suptitle(title if len(fams) > 1 else title.replace(" on the main", "\non the main"))
+    return fig
 
 
 # --------------------------------------------------------------------------- Fig. 19, Fig. 1
@@ -357,7 +425,8 @@ def win_rate_bars(by_family: pd.DataFrame, out_dir: PathLike, stem: str = "win_r
     x = np.arange(n_m)
     for k, fam in enumerate(fams):
         xs = x - 0.4 + width * (k + 0.5)
-        ax.bar(xs, np.nan_to_num(vals[:, k]), width=width * 0.95, color=PALETTE[k % len(PALETTE)], label=str(fam),
+        ax.bar(xs, np.nan_to_num(vals[:, k]), width=width * 0.95, color=CATEGORY_PALETTE[k % len(CATEGORY_PALETTE)],
+               label=str(fam),
                edgecolor="white", linewidth=0.4)
         col = vals[:, k]
         ranked = [i for i in np.argsort(-np.nan_to_num(col, nan=-1.0)) if np.isfinite(col[i])]
@@ -371,7 +440,8 @@ def win_rate_bars(by_family: pd.DataFrame, out_dir: PathLike, stem: str = "win_r
     ax.set_ylabel("pooled pairwise win rate (0-1)")
     ax.set_xlabel("method (ordered by mean family-wise win rate)")
     ax.set_title("Pairwise win rate per family (obs; \u2605 best, \u2606 second best per family)", fontsize=10)
-    fig.legend(title="family", loc="outside lower center", fontsize=8, ncols=min(n_f, 6))
+    # beside the bars, as in the other figures (below the x label it read as part of the axis)
+    fig.legend(title="family", loc="outside right upper", fontsize=8)
     ax.grid(axis="y", alpha=0.3)
     return _save(fig, out_dir, stem)
 
@@ -385,6 +455,10 @@ def interaction_heatmaps(inter: pd.DataFrame, out_dir: PathLike, stem: str = "in
     Rows are methods, columns the factor's levels; the cell is the interaction
     (F1 units), diverging colour map centred at 0 (red: the method does better
     on that level than its own mean and the level's mean predict), value printed.
+    A factor with more than :data:`MAX_LEVEL_COLUMNS` levels (and more levels
+    than methods) is drawn transposed — levels as rows, methods as columns —
+    so 20+ levels make a tall, readable figure instead of a strip too wide
+    for any screen.
 
     Args:
         inter: ``interaction_scores`` output — columns factor, level, method,
@@ -407,15 +481,18 @@ def interaction_heatmaps(inter: pd.DataFrame, out_dir: PathLike, stem: str = "in
         table = sub.pivot_table(index="method", columns="level", values="interaction", aggfunc="mean", sort=False,
                                 dropna=False)
         table = table.reindex(index=_unique(sub["method"]), columns=_unique(sub["level"]))  # NaN cells stay blank
+        transpose = table.shape[1] > MAX_LEVEL_COLUMNS and table.shape[1] > table.shape[0]
+        if transpose:
+            table = table.T
         values = table.to_numpy(dtype=float)
         fig = Figure(figsize=_figsize_for_heatmap(*values.shape), layout="constrained")
         ax = fig.subplots()
-        im = _heatmap(ax, values, list(table.index), [str(c) for c in table.columns], cmap="RdBu_r",
+        im = _heatmap(ax, values, [str(r) for r in table.index], [str(c) for c in table.columns], cmap="RdBu_r",
                       norm=_symmetric_norm(values))
-        cb = fig.colorbar(im, ax=ax, shrink=0.85)
+        cb = fig.colorbar(im, ax=ax, shrink=0.85 if not transpose else 0.5)
         cb.set_label("interaction (F1, double-centred)")
-        ax.set_xlabel(str(factor))
-        ax.set_ylabel("method")
+        ax.set_xlabel("method" if transpose else str(factor))
+        ax.set_ylabel(str(factor) if transpose else "method")
         ax.set_title(f"Method x {factor} interaction (Eq. 7)", fontsize=10)
         paths += _save(fig, out_dir, f"{stem}_{_safe_stem(factor)}")
     return paths
@@ -425,17 +502,18 @@ def interaction_heatmaps(inter: pd.DataFrame, out_dir: PathLike, stem: str = "in
 
 
 def _curve(frame: pd.DataFrame, xcol: str, out_dir: PathLike, stem: str, *, name: str, title: str,
-           xlabel: str, ylabel: str, logx: bool) -> List[Path]:
+           xlabel: str, ylabel: str, logx: bool, styles: Optional[Styles] = None) -> List[Path]:
     if frame is None or len(frame) == 0:
         return []
     _require(frame, ["method", xcol, "score"], name)
     df = frame.dropna(subset=[xcol, "score"])
     if df.empty:
         return []
+    df = df.assign(method=df["method"].astype(str))
     # legend ordered by the score at the largest x (as the paper's right-hand column)
     last = df.sort_values(xcol).groupby("method", sort=False).tail(1).sort_values("score", ascending=False)
     methods = list(last["method"])
-    styles = _method_styles(_unique(df["method"]))
+    styles = _styles_for(methods, styles, name)
     fig = Figure(figsize=(7.8, 4.6), layout="constrained")
     ax = fig.subplots()
     for m in methods:
@@ -466,7 +544,8 @@ def _curve(frame: pd.DataFrame, xcol: str, out_dir: PathLike, stem: str, *, name
     return _save(fig, out_dir, stem)
 
 
-def d_curve(curve: pd.DataFrame, out_dir: PathLike, stem: str = "d_curve") -> List[Path]:
+def d_curve(curve: pd.DataFrame, out_dir: PathLike, stem: str = "d_curve",
+            styles: Optional[Styles] = None) -> List[Path]:
     """Mean obs-only F1 against the number of variables d (paper Fig. 11).
 
     One line per method (shaded band: +/- 1 SD over units, drawn for at most
@@ -475,32 +554,37 @@ def d_curve(curve: pd.DataFrame, out_dir: PathLike, stem: str = "d_curve") -> Li
     Args:
         curve: ``d_curve`` output — columns method, d, score, sd, units.
         out_dir, stem: where to write.
+        styles: method -> style from :func:`method_styles` (default: computed
+            from this frame's methods).
 
     Returns:
         [png, svg], or [] for an empty frame.
 
     Raises:
-        ValueError: a required column is missing.
+        ValueError: a required column is missing; ``styles`` lacks a method.
     """
     return _curve(curve, "d", out_dir, stem, name="d_curve", title="F1 vs number of variables d (obs-only)",
-                  xlabel="number of variables d", ylabel="mean F1 over units", logx=False)
+                  xlabel="number of variables d", ylabel="mean F1 over units", logx=False, styles=styles)
 
 
-def n_curve(curve: pd.DataFrame, out_dir: PathLike, stem: str = "n_curve") -> List[Path]:
+def n_curve(curve: pd.DataFrame, out_dir: PathLike, stem: str = "n_curve",
+            styles: Optional[Styles] = None) -> List[Path]:
     """Mean F1 against the sample size n from the sample-size suite (paper Fig. 6a); log x axis.
 
     Args:
         curve: ``n_curve`` output — columns method, n, score, sd, units.
         out_dir, stem: where to write.
+        styles: method -> style from :func:`method_styles` (default: computed
+            from this frame's methods).
 
     Returns:
         [png, svg], or [] for an empty frame.
 
     Raises:
-        ValueError: a required column is missing.
+        ValueError: a required column is missing; ``styles`` lacks a method.
     """
     return _curve(curve, "n", out_dir, stem, name="n_curve", title="F1 vs sample size n (sample-size suite)",
-                  xlabel="sample size n (rows, log scale)", ylabel="mean F1 over units", logx=True)
+                  xlabel="sample size n (rows, log scale)", ylabel="mean F1 over units", logx=True, styles=styles)
 
 
 # --------------------------------------------------------------------------- Fig. 6b
@@ -539,7 +623,8 @@ def protocol_bars(table: pd.DataFrame, out_dir: PathLike, stem: str = "protocol_
     y = np.arange(n_m)
     for k, p in enumerate(protos):
         vals = [df[(df["method"] == m) & (df["protocol"] == p)]["delta_f1"].mean() for m in methods]
-        ax.barh(y - 0.4 + h * (k + 0.5), np.nan_to_num(vals), height=h * 0.92, color=PALETTE[k % len(PALETTE)],
+        ax.barh(y - 0.4 + h * (k + 0.5), np.nan_to_num(vals), height=h * 0.92,
+                color=CATEGORY_PALETTE[k % len(CATEGORY_PALETTE)],
                 label=str(p))
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_yticks(y)
@@ -635,7 +720,7 @@ def real_data_strip(real: pd.DataFrame, out_dir: PathLike, stem: str = "real_dat
     splits = [s for s in ("obs", "obs_int") if s in set(df["split"])] + \
         [s for s in _unique(df["split"]) if s not in ("obs", "obs_int")]
     tables = _unique(df["table"])
-    tstyle = _method_styles(tables)
+    tstyle = _category_colours(tables)
     n_methods = df["method"].nunique()
     fig = Figure(figsize=(4.2 * len(splits) + 1.0 + _label_inches(df["method"].unique()), 1.4 + 0.42 * n_methods),
                  layout="constrained")
@@ -673,7 +758,73 @@ def real_data_strip(real: pd.DataFrame, out_dir: PathLike, stem: str = "real_dat
 # --------------------------------------------------------------------------- Fig. 9
 
 
-def pareto_frontier(front: pd.DataFrame, out_dir: PathLike, stem: str = "pareto_frontier") -> List[Path]:
+def separate_labels(texts: Sequence, renderer, *, obstacles: Sequence = (), pad_px: float = 2.0,
+                    max_iter: int = 300) -> int:
+    """Nudge text labels vertically (in display coordinates) until no two bounding boxes intersect.
+
+    Each pass measures every label with ``get_window_extent(renderer)`` and,
+    for each intersecting pair, moves the lower label down and the upper one up
+    by half the vertical overlap plus ``pad_px``; a label on a fixed obstacle
+    (e.g. another method's marker) moves away from it by the whole overlap plus
+    ``pad_px``. Passes repeat until nothing intersects or ``max_iter`` passes ran. Only annotations placed with an
+    offset (``textcoords="offset points"``) are moved, through ``xyann``, so
+    the anchor point stays put. Vertical moves only: the labels are short
+    horizontal text, so a vertical move is the smallest that separates them.
+
+    Args:
+        texts: matplotlib ``Annotation`` objects of one figure.
+        renderer: that figure's renderer (``FigureCanvasAgg(fig).get_renderer()``).
+        obstacles: fixed ``matplotlib.transforms.Bbox`` es in display pixels
+            that labels must leave free (markers).
+        pad_px: gap left between separated boxes, pixels.
+        max_iter: bound on the passes (a crowd of labels may need many).
+
+    Returns:
+        the number of passes that moved something (0: nothing overlapped).
+
+    Raises:
+        ValueError: a label is not an annotation with an offset in points.
+    """
+    for t in texts:
+        if not hasattr(t, "xyann") or t.anncoords != "offset points":
+            raise ValueError(f"separate_labels: {t!r} is not an annotation with textcoords='offset points'")
+    to_pt = 72.0 / texts[0].figure.dpi if texts else 1.0
+
+    def hit(a, b) -> bool:
+        return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+    moved = 0
+    for _ in range(max_iter):
+        boxes = [t.get_window_extent(renderer) for t in texts]
+        shift = np.zeros(len(texts))
+        for i, a in enumerate(boxes):
+            for o in obstacles:
+                if hit(a, o):
+                    overlap = min(a.y1, o.y1) - max(a.y0, o.y0)
+                    shift[i] += (overlap + pad_px) * (1 if (a.y0 + a.y1) >= (o.y0 + o.y1) else -1)
+        for i in range(len(texts)):
+            for j in range(i + 1, len(texts)):
+                a, b = boxes[i], boxes[j]
+                if not hit(a, b):
+                    continue
+                # the box whose centre is lower goes down (ties: the later label), the other up
+                lo, hi = (i, j) if (a.y0 + a.y1) < (b.y0 + b.y1) else (j, i)
+                overlap = min(a.y1, b.y1) - max(a.y0, b.y0)
+                step = overlap / 2.0 + pad_px
+                shift[lo] -= step
+                shift[hi] += step
+        if not shift.any():
+            break
+        moved += 1
+        for t, dy in zip(texts, shift):
+            if dy:
+                x, y = t.xyann
+                t.xyann = (x, y + dy * to_pt)
+    return moved
+
+
+def pareto_frontier(front: pd.DataFrame, out_dir: PathLike, stem: str = "pareto_frontier",
+                    styles: Optional[Styles] = None) -> List[Path]:
     """Accuracy-cost frontier: Avg F1 against per-graph time on a log axis (paper Fig. 9).
 
     Diamonds use T_graph (load-free per-graph time of the runtime fit),
@@ -681,24 +832,37 @@ def pareto_frontier(front: pd.DataFrame, out_dir: PathLike, stem: str = "pareto_
     higher-or-equal F1 at lower-or-equal time) are ringed and joined by a
     dashed line; an arrow points to the optimal corner (higher F1, lower time).
 
+    Method labels that would overlap (methods with near-equal time and F1)
+    are pulled apart by :func:`separate_labels`, with a thin leader line to
+    their point when moved.
+
     Args:
         front: ``frontier`` output — columns method, f1, seconds (> 0),
             time_source ("T_graph" | "end_to_end"), pareto (bool).
         out_dir, stem: where to write.
+        styles: method -> style from :func:`method_styles` (default: computed
+            from this frame's methods).
 
     Returns:
         [png, svg], or [] when no row has a finite F1 and positive time.
 
     Raises:
-        ValueError: a required column is missing.
+        ValueError: a required column is missing; ``styles`` lacks a method.
     """
+    fig = _pareto_figure(front, styles)
+    return [] if fig is None else _save(fig, out_dir, stem)
+
+
+def _pareto_figure(front: pd.DataFrame, styles: Optional[Styles]) -> Optional[Figure]:
+    """The Fig. 9 figure with its labels separated (None for no data); see :func:`pareto_frontier`."""
     if front is None or len(front) == 0:
-        return []
+        return None
     _require(front, ["method", "f1", "seconds", "time_source", "pareto"], "pareto_frontier")
     df = front[np.isfinite(front["f1"].astype(float)) & (front["seconds"].astype(float) > 0)]
     if df.empty:
-        return []
-    styles = _method_styles(_unique(df["method"]))
+        return None
+    df = df.assign(method=df["method"].astype(str))
+    styles = _styles_for(_unique(df["method"]), styles, "pareto_frontier")
     fig = Figure(figsize=(7.8, 5.0), layout="constrained")
     ax = fig.subplots()
     par = df[df["pareto"].astype(bool)].sort_values("seconds")
@@ -706,12 +870,13 @@ def pareto_frontier(front: pd.DataFrame, out_dir: PathLike, stem: str = "pareto_
         ax.plot(par["seconds"], par["f1"], linestyle="--", color="0.35", linewidth=1.2, zorder=1,
                 label="Pareto frontier")
         ax.scatter(par["seconds"], par["f1"], s=260, facecolors="none", edgecolors="0.2", linewidths=1.2, zorder=2)
+    labels = []
     for _, r in df.iterrows():
         marker = "D" if r["time_source"] == "T_graph" else "o"
         ax.scatter([r["seconds"]], [r["f1"]], marker=marker, s=70, color=styles[r["method"]]["color"],
                    edgecolors="black", linewidths=0.5, zorder=3)
-        ax.annotate(str(r["method"]), (r["seconds"], r["f1"]), xytext=(7, 5), textcoords="offset points",
-                    fontsize=8, zorder=4)
+        labels.append(ax.annotate(r["method"], (r["seconds"], r["f1"]), xytext=(7, 5),
+                                  textcoords="offset points", fontsize=8, zorder=4))
     ax.set_xscale("log")
     lo, hi = float(df["seconds"].min()), float(df["seconds"].max())
     ax.set_xlim(lo / 2.5, hi * 4)
@@ -729,7 +894,22 @@ def pareto_frontier(front: pd.DataFrame, out_dir: PathLike, stem: str = "pareto_
                Line2D([], [], linestyle="--", color="0.35", marker="o", markerfacecolor="none", markersize=11,
                       label="Pareto set")]
     ax.legend(handles=handles, loc="lower right", fontsize=8)
-    return _save(fig, out_dir, stem)
+    # lay out first (constrained layout moves the axes), then separate the labels in that final geometry and
+    # freeze it: a layout pass at save time would move the anchors again
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    half = 6.0 * fig.dpi / 72.0  # a marker's half width (s = 70 pt^2 -> about 8.4 pt across), pixels
+    points = ax.transData.transform(df[["seconds", "f1"]].to_numpy(dtype=float))
+    markers = [Bbox.from_extents(x - half, y - half, x + half, y + half) for x, y in points]
+    separate_labels(labels, renderer, obstacles=markers)
+    fig.set_layout_engine("none")
+    for t in labels:
+        if abs(t.xyann[1] - 5) > 4:  # moved off its point: redrawn with a leader line saying whose label it is
+            ax.annotate(t.get_text(), t.xy, xytext=t.xyann, textcoords="offset points", fontsize=8, zorder=4,
+                        arrowprops={"arrowstyle": "-", "color": "0.55", "linewidth": 0.6, "shrinkA": 1,
+                                    "shrinkB": 5})
+            t.remove()
+    return fig
 
 
 # --------------------------------------------------------------------------- Fig. 14, 15
@@ -782,7 +962,7 @@ def prior_coverage_bars(coverage: pd.DataFrame, out_dir: PathLike, stem: str = "
             if not np.isfinite(ratio):  # the prior says nothing about this axis (not the same as 0 covered)
                 ax.text(0.01, ys[i], f"{a}: not declared", va="center", fontsize=7, color="0.35", style="italic")
                 continue
-            ax.barh(ys[i], ratio, height=h * 0.92, color=PALETTE[k % len(PALETTE)], label=str(a))
+            ax.barh(ys[i], ratio, height=h * 0.92, color=CATEGORY_PALETTE[k % len(CATEGORY_PALETTE)], label=str(a))
             ax.text(ratio + 0.01, ys[i], f"{int(r['covered'])}/{int(r['total'])}", va="center", fontsize=7.5)
     # one legend entry per axis (bars above may carry duplicates)
     hs, ls = ax.get_legend_handles_labels()
