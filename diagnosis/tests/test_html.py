@@ -59,6 +59,30 @@ def test_one_file_no_network(page):
     assert all((path.parent / s).exists() for s in imgs)
     svg_links = [a["href"] for t, a in parser.tags if t == "a" and a.get("href", "").endswith(".svg")]
     assert svg_links == [s.replace(".png", ".svg") for s in imgs]
+    # each thumbnail is wrapped in a link to its full-size PNG
+    full = [a["href"] for t, a in parser.tags if t == "a" and a.get("class") == "full"]
+    assert full == imgs
+
+
+def test_long_table_collapsed_short_ones_not(page):
+    _, text, parser, _ = page
+    details = [a for t, a in parser.tags if t == "details" and "long-table" in a.get("class", "")]
+    # only the 32-row table (the third, tbl-2) is collapsed; closed (no open attribute); ids kept
+    assert details == [{"class": "long-table", "id": "tbl-2-details"}]
+    assert "<summary>Domain shift (long) (32 rows) \u2014 <span class=\"toggle\">show</span></summary>" in text
+    assert [a["id"] for t, a in parser.tags if t == "h3" and a.get("id", "").startswith("table-")] == \
+        ["table-0", "table-1", "table-2"]
+    assert [a["id"] for t, a in parser.tags if t == "table" and a.get("id", "").startswith("tbl-")] == \
+        ["tbl-0", "tbl-1", "tbl-2"]
+    # the collapsed table is whole and still sortable
+    start = text.index('<details class="long-table"')
+    inner = text[start:text.index("</details>", start)]
+    assert '<table id="tbl-2" class="sortable">' in inner and inner.count("<tr data-method=") == 32
+
+
+def test_inline_page_has_no_thumbnail_links(tmp_path):
+    text = write_html(tmp_path / "one.html", fx.html_report(tmp_path), inline_figures=True).read_text(encoding="utf-8")
+    assert 'class="full"' not in text
 
 
 def test_escaping_of_markup_in_method_names(page):
@@ -83,7 +107,7 @@ def test_leaderboard_rows_and_failure_buttons(page):
     buttons = [(a["data-method"], a["data-target"]) for t, a in parser.tags
                if t == "button" and "fail-count" in a.get("class", "")]
     assert buttons == [("ges", "fail-0"), (fx.EVIL, "fail-1")]
-    details = {a["id"]: a["data-method"] for t, a in parser.tags if t == "details"}
+    details = {a["id"]: a["data-method"] for t, a in parser.tags if t == "details" and a.get("class") == "failure"}
     assert details == {"fail-0": "ges", "fail-1": fx.EVIL}
 
 

@@ -149,9 +149,49 @@ def test_tables_figures_and_config_present(browser_page):
     assert page.locator("#figures figure img").count() == 3
     widths = page.eval_on_selector_all("#figures img", "is => is.map(i => i.naturalWidth)")
     assert all(w > 300 for w in widths)
-    assert page.locator("#tables h3").all_inner_texts() == ["Sortability", "Runtime (T_fixed + k T_graph)"]
+    assert page.locator("#tables h3").all_inner_texts() == ["Sortability", "Runtime (T_fixed + k T_graph)",
+                                                            "Domain shift (long)"]
     assert page.locator("#config tr").count() == 5
     assert page.locator("#config").inner_text().count("arena report --results results/") == 1
+
+
+def test_thumbnails_link_to_the_full_png(browser_page):
+    page, _, root = browser_page
+    links = page.eval_on_selector_all("#figures figure a.full", "as => as.map(a => a.getAttribute('href'))")
+    assert links == ["figures/win_rate_matrix.png", "figures/d_curve.png", "figures/pareto_frontier.png"]
+    assert all((root / h).exists() for h in links)
+    # the link wraps the thumbnail: clicking the image follows it
+    assert page.locator("#figures figure a.full > img").count() == 3
+    resolved = page.eval_on_selector("#figures figure a.full", "a => a.href")
+    assert resolved == (root / "figures" / "win_rate_matrix.png").as_uri()
+
+
+def test_long_table_starts_collapsed_and_opens_on_click(browser_page):
+    page, _, _ = browser_page
+    details = page.locator("details#tbl-2-details")
+    table = page.locator("#tbl-2")
+    assert details.get_attribute("open") is None and not table.is_visible()
+    summary = details.locator("summary")
+    assert summary.inner_text() == "Domain shift (long) (32 rows) \u2014 show"
+    # the short tables are visible without a click
+    assert page.locator("#tbl-0").is_visible() and page.locator("#tbl-1").is_visible()
+    summary.click()
+    assert details.get_attribute("open") is not None and table.is_visible()
+    # the toggle event fires after the click returns: wait for the label
+    page.wait_for_function("() => document.querySelector('#tbl-2-details .toggle').textContent === 'hide'")
+    assert summary.inner_text().endswith("\u2014 hide")
+    assert table.locator("tbody tr").count() == 32
+    # still sortable: shift descending puts DirectLiNGAM / transport (0.01 (8*3 + 7) - 0.1 = 0.21) first
+    shift = table.locator("th[data-col='shift']")
+    shift.click()
+    shift.click()
+    first = table.locator("tbody tr").first.locator("td")
+    assert first.all_inner_texts() == ["DirectLiNGAM", "transport", "0.210"]
+    summary.click()  # closes again
+    assert details.get_attribute("open") is None and not table.is_visible()
+    # the toggle event fires after the click returns: wait for the label
+    page.wait_for_function("() => document.querySelector('#tbl-2-details .toggle').textContent === 'show'")
+    assert summary.inner_text().endswith("\u2014 show")
 
 
 def test_no_console_errors_and_screenshot_not_blank(browser_page):

@@ -163,7 +163,8 @@ HTML_METHODS = ["pc", "ges", EVIL, "DirectLiNGAM"]
 
 def html_report(out_dir):
     """An HtmlReport with 4 methods, failures for two of them, 3 slice factors, real figure files in
-    ``out_dir/figures`` and two extra tables. Leaderboard F1 values chosen so each sort order is distinct."""
+    ``out_dir/figures`` and three extra tables (the last one long: 32 rows). Leaderboard F1 values chosen so
+    each sort order is distinct."""
     from arena_diagnosis import figures as F
     from arena_diagnosis.html import HtmlReport
 
@@ -197,11 +198,24 @@ def html_report(out_dir):
                                      "r2_sortability": [0.55, 0.51]}),
         "Runtime (T_fixed + k T_graph)": pd.DataFrame({"method": ["pc", "ges"], "d": [10, 10],
                                                        "T_fixed": [0.4, 1.2], "T_graph": [0.08, 0.9]}),
+        "Domain shift (long)": long_table(),
     }
     config = {"causal-arena": "0.6.0", "arena-diagnosis": "0.1.0", "command": "arena report --results results/",
               "results": "/tmp/results", "python": "3.11.2"}
     return HtmlReport(title="CausalArena report <test>", leaderboard=lb, failures=failures, slices=slices,
                       figures=figs, tables=tables, config=config)
+
+
+#: the 8 domains of :func:`long_table` (4 methods x 8 = 32 rows, more than html.COLLAPSE_ROWS = 25)
+LONG_DOMAINS = ["astronomy", "biology", "chemistry", "earth", "energy", "finance", "health", "transport"]
+
+
+def long_table() -> pd.DataFrame:
+    """method, domain, shift for the HTML methods x 8 domains: shift = 0.01 (8 i + j) - 0.1, all distinct,
+    so the largest (0.21) is the last row (DirectLiNGAM, transport) and the smallest (-0.1) the first."""
+    rows = [{"method": m, "domain": dm, "shift": round(0.01 * (8 * i + j) - 0.1, 3)}
+            for i, m in enumerate(HTML_METHODS) for j, dm in enumerate(LONG_DOMAINS)]
+    return pd.DataFrame(rows)
 
 
 def _slices_for(methods, factor, levels):

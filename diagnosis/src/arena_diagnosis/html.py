@@ -17,9 +17,13 @@ The page (stable ids for tests and links):
 * ``select#slice-factor`` / ``div#slice-view`` — the slice explorer: choose a
   factor, see a method x level table of the slice score (Eq. 6) with unit
   counts, its cells coloured as a heatmap (viridis, min to max of the factor).
-* ``section#figures`` — the figure gallery (PNG with a link to its SVG).
+* ``section#figures`` — the figure gallery: each thumbnail is a link
+  (``a.full``) to its full-size PNG, the caption links the SVG.
 * ``section#tables`` — any other tables (sortability, runtime, protocol ...),
-  each a sortable ``table.sortable``.
+  each a sortable ``table#tbl-<i>.sortable`` under ``h3#table-<i>``; a table
+  of more than :data:`COLLAPSE_ROWS` rows sits in a closed
+  ``details#tbl-<i>-details.long-table`` whose summary reads
+  "<title> (N rows) — show", so long tables do not bury the page.
 * ``table#config`` — the run's configuration and versions.
 
 All text from the data is HTML-escaped in the static part and JSON-escaped
@@ -49,6 +53,8 @@ PathLike = Union[str, Path]
 FAILURE_COLUMNS = ("method", "status", "count", "examples")
 #: columns of each :attr:`HtmlReport.slices` frame (the ``slice_scores`` output of the contract)
 SLICE_COLUMNS = ("factor", "level", "method", "split", "score", "sd", "units")
+#: a table of ``tables`` with more rows than this starts collapsed
+COLLAPSE_ROWS = 25
 
 
 @dataclass
@@ -304,8 +310,11 @@ def _figures_section(report: HtmlReport, base: Path, inline: bool) -> str:
             src = "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
         svg = str(Path(rel).with_suffix(".svg")).replace("\\", "/")
         link = f' · <a href="{_esc(svg)}">SVG</a>' if (base / svg).exists() and not inline else ""
-        items.append(f'<figure data-name="{_esc(Path(rel).stem)}"><img src="{_esc(src)}" alt="{_esc(title)}" '
-                     f'loading="lazy"><figcaption>{_esc(title)}{link}</figcaption></figure>')
+        img = f'<img src="{_esc(src)}" alt="{_esc(title)}" loading="lazy">'
+        if not inline:  # the thumbnail opens the full-size PNG (an inlined page has no file to open)
+            img = f'<a class="full" href="{_esc(rel)}" title="open the full-size figure">{img}</a>'
+        items.append(f'<figure data-name="{_esc(Path(rel).stem)}">{img}'
+                     f'<figcaption>{_esc(title)}{link}</figcaption></figure>')
     return f'<section id="figures"><h2>Figures</h2><div class="gallery">{"".join(items)}</div></section>'
 
 
@@ -325,7 +334,11 @@ def _tables_section(report: HtmlReport) -> str:
         shown = _frame_with_index(frame)
         shown.columns = [str(c) for c in shown.columns]
         labels = [c for c in shown.columns if not pd.api.types.is_numeric_dtype(shown[c])]
-        parts.append(f'<div class="scroll">{_table_html(shown, table_id=f"tbl-{i}", label_cols=labels)}</div>')
+        table = f'<div class="scroll">{_table_html(shown, table_id=f"tbl-{i}", label_cols=labels)}</div>'
+        if len(shown) > COLLAPSE_ROWS:
+            table = (f'<details class="long-table" id="tbl-{i}-details"><summary>{_esc(title)} ({len(shown)} rows)'
+                     f' \u2014 <span class="toggle">show</span></summary>{table}</details>')
+        parts.append(table)
     parts.append("</section>")
     return "\n".join(parts)
 

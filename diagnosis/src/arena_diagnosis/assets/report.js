@@ -150,11 +150,21 @@
     renderSlice(view, select.value, slices[select.value]);
   }
 
+  /* a collapsed long table says "show" when closed and "hide" when open */
+  function initLongTables() {
+    Array.prototype.forEach.call(document.querySelectorAll("details.long-table"), function (d) {
+      var label = d.querySelector("summary .toggle");
+      if (!label) return;
+      d.addEventListener("toggle", function () { label.textContent = d.open ? "hide" : "show"; });
+    });
+  }
+
   function init() {
     var node = document.getElementById("report-data");
     var data = node ? JSON.parse(node.textContent) : {};
     initSortable(document);
     initFailures();
+    initLongTables();
     initSlices(data);
     document.body.setAttribute("data-ready", "1");
   }
