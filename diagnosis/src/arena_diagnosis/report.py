@@ -180,11 +180,20 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
     runs: pd.DataFrame = ctx.runs
     results = Path(ctx.results)
     out = _Section(results, ctx.console)
-    board, cells = _leaderboard(runs)
+    board, _ = _leaderboard(runs)  # the page's table: every run, like the printed leaderboard
+    main = A.main_rows(runs, status_ok=False)  # Fig. 4 is the main benchmark's (no suite or protocol variants)
+    _, cells = _leaderboard(main) if len(main) else (None, pd.DataFrame(columns=["method"]))
     out.csv("leaderboard_cells", cells)
-    if {"precision_mean", "recall_mean"} <= set(cells.columns):
+    # one method -> colour / marker mapping for every figure (the main benchmark's methods), so pc is one
+    # colour everywhere; a frame with a label outside it (a suite variant) gets its own mapping
+    styles = F.method_styles(set(cells["method"].astype(str)))
+
+    def styled(frame: pd.DataFrame) -> Optional[Dict[str, Any]]:
+        return styles if set(frame["method"].astype(str)) <= set(styles) else None
+
+    if {"precision_mean", "recall_mean"} <= set(cells.columns) and len(cells):
         out.run("precision-recall figure", lambda: out.figure(
-            "Precision–recall and F1–SHD (Fig. 4)", F.precision_recall_f1_shd(cells, out.figures_dir)))
+            "Precision–recall and F1–SHD (Fig. 4)", F.precision_recall_f1_shd(cells, out.figures_dir, styles=styled(cells))))
     else:
         out.skip("precision-recall figure", "the runs hold no precision / recall (arena rescore adds them)")
     slices: Dict[str, pd.DataFrame] = {}
@@ -270,12 +279,12 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
             out.csv("d_curve", dc)
             if len(dc):
                 out.tables["F1 against d (synthetic, obs)"] = _wide(dc, "d", "score", prefix="d = ")
-            out.figure("F1 against d (Fig. 11)", F.d_curve(dc, out.figures_dir))
+            out.figure("F1 against d (Fig. 11)", F.d_curve(dc, out.figures_dir, styles=styled(dc)))
             nc = A.n_curve(runs)
             if len(nc):
                 out.csv("n_curve", nc)
                 out.tables["F1 against n (sample-size suite)"] = _wide(nc, "n", "score", prefix="n = ")
-                out.figure("F1 against n (Fig. 6a)", F.n_curve(nc, out.figures_dir))
+                out.figure("F1 against n (Fig. 6a)", F.n_curve(nc, out.figures_dir, styles=styled(nc)))
             else:
                 out.skip("n curve", "no sample-size suite runs (arena run --suite sample-size)")
         out.run("curves", curves)
@@ -330,7 +339,7 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
                 runtime = None  # no worker timing: end-to-end times only
             fr = A.frontier(runs, runtime)
             out.csv("frontier", fr, "Accuracy–cost frontier (Fig. 9)")
-            out.figure("Accuracy–cost frontier (Fig. 9)", F.pareto_frontier(fr, out.figures_dir))
+            out.figure("Accuracy–cost frontier (Fig. 9)", F.pareto_frontier(fr, out.figures_dir, styles=styled(fr)))
             out.notes["Accuracy–cost frontier (Fig. 9)"] = (
                 "f1 is the leaderboard's Avg F1; seconds is T_graph (mean over d of the load / per-graph fit) where "
                 "the method has such a fit, otherwise its mean end-to-end time per run; pareto marks the methods "
