@@ -142,3 +142,44 @@ def test_a_report_record_is_listed_by_arena_plugins(capsys):
         rows = [r for r in reg.as_rows() if r["kind"] == "report" and r["distribution"] == DIST]
     assert sorted((r["name"], r["description"]) for r in rows) == [
         ("boom", ""), ("disk_full", ""), ("late", ""), ("seen", "records its context")]
+
+
+def strict_options(options, runs):
+    """A report's option check: only graph is a factor here."""
+    bad = [f for f in (options.get("factors") or ()) if f != "graph"]
+    if bad:
+        raise ValueError(f"--factors: {', '.join(bad)} not in these runs ({len(runs)} runs)")
+
+
+class _Checked:
+    __distribution__ = DIST
+
+    @hookimpl
+    def arena_reports(self):
+        yield ReportInfo(name="seen", factory=f"{__name__}:seen", check=f"{__name__}:strict_options")
+
+
+def test_a_bad_option_is_a_usage_error_before_any_file_is_written(results, capsys, tmp_path):
+    import shutil
+
+    folder = tmp_path / "copy"
+    shutil.copytree(results, folder)
+    for f in ("leaderboard.md", "seen.txt"):
+        (folder / f).unlink(missing_ok=True)
+    CALLS.clear()
+    with temporary_plugins(_Checked()) as reg:
+        _only_mine(reg)
+        code = main(["report", "--results", str(folder), "--factors", "graph,bogus"])
+        err = capsys.readouterr().err
+        assert code == 2 and "arena report: error: --factors: bogus not in these runs (12 runs)" in err
+        assert CALLS == [] and not (folder / "leaderboard.md").exists()  # checked before anything ran
+        assert main(["report", "--results", str(folder), "--factors", "graph"]) == 0
+    assert [name for name, _ in CALLS] == ["seen"]
+
+
+def test_report_options_without_an_extension_are_a_usage_error(results, capsys):
+    with temporary_plugins() as reg:
+        reg.reports.clear()
+        assert main(["report", "--results", str(results), "--analyses", "slices"]) == 2
+    assert "--analyses: no report extension is installed to use them (pip install arena-diagnosis)" in \
+        capsys.readouterr().err

@@ -523,3 +523,14 @@ def test_exposure_reference_errors_and_missing_reference():
     only = A.exposure(runs[runs["method"].isin(["pre"])], priors)
     assert np.isnan(only.axes.set_index("axis").loc["graph", "r_id"])
     assert only.notes["reason"].str.contains("no reference method").any()
+
+
+def test_frontier_ignores_unsound_runtime_fits():
+    """A negative T_graph or an R^2 below 0.9 is not a per-graph time: end-to-end time is used instead."""
+    runs = frame(row("a", "s1", 0.5, wall_seconds=2.0), row("a", "s2", 0.5, wall_seconds=2.0),
+                 row("b", "s1", 0.6, wall_seconds=4.0), row("b", "s2", 0.6, wall_seconds=4.0))
+    runtime = pd.DataFrame({"method": ["a", "b", "b"], "d": [10, 10, 20], "t_graph_s": [-0.1, 0.5, 0.7],
+                            "r2": [0.99, 0.95, 0.05]})
+    fr = A.frontier(runs, runtime).set_index("method")
+    assert fr.loc["a", "time_source"] == "end_to_end" and fr.loc["a", "seconds"] == pytest.approx(2.0)
+    assert fr.loc["b", "time_source"] == "T_graph" and fr.loc["b", "seconds"] == pytest.approx(0.5)  # d=20 dropped

@@ -136,3 +136,30 @@ def test_unknown_analysis_is_named(tmp_path):
     ctx, _ = _context(tmp_path, options={"analyses": ["slices", "pareto"]})
     with pytest.raises(ValueError, match="unknown pareto; choose from slices, edges"):
         write_diagnosis(ctx)
+
+
+def test_check_options_names_the_bad_value(tmp_path):
+    from arena_diagnosis.report import check_options
+
+    ctx, _ = _context(tmp_path)
+    check_options({"analyses": ["slices"], "factors": ["graph", "d"], "reference": ["pc"]}, ctx.runs)  # all fine
+    with pytest.raises(ValueError, match=r"--factors: bogus not in these runs; standard factors here: graph, d"):
+        check_options({"factors": ["graph", "bogus"]}, ctx.runs)
+    with pytest.raises(ValueError, match=r"--reference: notears not in these runs; methods: foundation, ges, pc"):
+        check_options({"reference": ["notears"]}, ctx.runs)
+    with pytest.raises(ValueError, match="--analyses: empty list"):
+        check_options({"analyses": [" "]}, ctx.runs)
+
+
+def test_a_narrower_report_removes_the_files_of_the_wider_one_and_only_those(tmp_path):
+    ctx, _ = _context(tmp_path)
+    write_diagnosis(ctx)
+    mine = ctx.results / "figures" / "my_own_plot.png"
+    mine.write_bytes(b"not the report's")
+    assert (ctx.results / "figures" / "d_curve.png").exists()
+    narrow = ReportContext(results=ctx.results, store_path=ctx.store_path, runs=ctx.runs, registry=ctx.registry,
+                           console=_Console(), options={"analyses": ["slices"]}, reader=ctx.reader)
+    write_diagnosis(narrow)
+    left = sorted(p.name for p in (ctx.results / "figures").iterdir())
+    assert left == ["my_own_plot.png"]  # (no precision / recall in these runs: no Fig. 4 either)
+    assert sorted(p.name for p in (ctx.results / "tables").iterdir()) == ["leaderboard_cells.csv", "slices.csv"]

@@ -399,6 +399,10 @@ class ReportInfo:
             (the files it wrote, by label), imported only when ``arena report`` runs.
         help: one line shown by ``arena plugins``.
         order: reports run in increasing ``order`` (then name); default 100.
+        check: optional import path of ``g(options, runs) -> None`` that
+            raises ``ValueError`` naming a bad ``--analyses`` / ``--factors`` /
+            ``--reference`` value; ``arena report`` calls it before it writes
+            anything and turns the error into a usage error (exit code 2).
         distribution, version: filled by the plugin manager.
     """
 
@@ -406,6 +410,7 @@ class ReportInfo:
     factory: str
     help: str = ""
     order: int = 100
+    check: str = ""
     distribution: str = ""
     version: str = ""
 
@@ -416,6 +421,10 @@ class ReportInfo:
 
     def load(self) -> Callable[["ReportContext"], Mapping[str, Any]]:
         return resolve(self.factory)
+
+    def load_check(self) -> Optional[Callable[[Mapping[str, Any], Any], None]]:
+        """The :attr:`check` callable, or None when the report declares none."""
+        return resolve(self.check) if self.check else None
 
 
 def _no_reader(name: str) -> Any:

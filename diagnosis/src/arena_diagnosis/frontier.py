@@ -65,15 +65,19 @@ def pareto_mask(f1: np.ndarray, seconds: np.ndarray) -> np.ndarray:
     return ok & ~dominated_by.any(axis=1)
 
 
+#: fits below this R^2 (and negative T_graph) are not used as per-graph times (the core flags them too)
+MIN_R2 = 0.9
+
+
 def frontier(runs: pd.DataFrame, runtime: Optional[pd.DataFrame] = None) -> pd.DataFrame:
     """Avg F1 against per-graph seconds per method, with the Pareto set (Fig. 9).
 
     Args:
         runs: runs table.
         runtime: :func:`causalarena.report.runtime_table` output (columns
-            ``method, d, t_graph_s``) or None. A method with at least one
-            finite ``t_graph_s`` gets ``seconds`` = the unweighted mean over
-            its fitted d (Table 5 †) and ``time_source = "T_graph"``;
+            ``method, d, t_graph_s``, ``r2``) or None. A method with at least one
+            sound fit (``t_graph_s > 0`` and ``r2`` ≥ :data:`MIN_R2`) gets
+            ``seconds`` = the unweighted mean over those d (Table 5 †) and ``time_source = "T_graph"``;
             otherwise the mean ``wall_seconds`` of its ok main-benchmark runs,
             ``"end_to_end"``. Runtime rows are matched on the method label,
             else on the method's base name (the label before `` [``).
@@ -98,7 +102,13 @@ def frontier(runs: pd.DataFrame, runtime: Optional[pd.DataFrame] = None) -> pd.D
         need = [c for c in ("method", "t_graph_s") if c not in runtime.columns]
         if need:
             raise ValueError(f"runtime is missing column(s) {need}; pass causalarena.report.runtime_table output")
-        fitted = runtime[np.isfinite(runtime["t_graph_s"].astype(float))]
+        tg = runtime["t_graph_s"].astype(float)
+        # only sound fits: a negative per-graph time or a poor fit (R^2 < 0.9, e.g. d mixing graphs of
+        # different families) says nothing about per-graph cost; the method falls back to end-to-end time
+        sound = np.isfinite(tg) & (tg > 0)
+        if "r2" in runtime.columns:
+            sound &= runtime["r2"].astype(float).fillna(0.0) >= MIN_R2
+        fitted = runtime[sound]
         t_graph = fitted.groupby("method")["t_graph_s"].mean()
     rows = []
     for method, score in f1.items():

@@ -9,4 +9,5 @@ def arena_reports():
     """The diagnosis section: slices, win rates, interactions, curves, frontier, exposure, figures, index.html."""
     return [ReportInfo(name="diagnosis", factory="arena_diagnosis.report:write_diagnosis",
                        help="slice scores, win rates, interactions, curves, frontier, exposure, "
-                            "figures and index.html (paper §5-6)", order=100)]
+                            "figures and index.html (paper §5-6)", order=100,
+                       check="arena_diagnosis.report:check_options")]

@@ -23,6 +23,7 @@ them (:attr:`causalarena.records.ReportContext.fill_command`).
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import platform
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -41,6 +42,8 @@ ANALYSES = ("slices", "edges", "winrates", "interactions", "curves", "protocols"
 #: graph-level factors of the slice explorer (§3.2 Eq. 6), in the paper's vocabulary
 GRAPH_FACTORS = ("graph", "d", "difficulty", "root_dependency", "mechanism", "noise", "root", "domain",
                  "protocol", "n", "split", "standardisation")
+#: the synthetic grid's factors (App. A.1): sliced on the synthetic family when it is in the store
+SYNTHETIC_FACTORS = ("graph", "d", "difficulty", "root_dependency", "mechanism", "noise", "root")
 #: edge-level factors: a mechanism or noise belongs to the child's equation (§6.1)
 EDGE_FACTORS = ("mechanism", "noise")
 #: factors of the interaction heatmaps (Fig. 10, 12, 13)
@@ -99,6 +102,56 @@ def _options(ctx: Any) -> Tuple[Tuple[str, ...], Tuple[str, ...], Optional[Tuple
     factors = tuple(opts.get("factors") or ())
     reference = tuple(opts["reference"]) if opts.get("reference") else None
     return analyses, factors, reference
+
+
+def check_options(options: Mapping[str, Any], runs: pd.DataFrame) -> None:
+    """The ``ReportInfo.check`` of the diagnosis report: bad options before any file is written.
+
+    Raises:
+        ValueError: an unknown analysis, a factor the runs do not hold, a
+            reference method not in the runs (each message names the value and
+            what is available).
+    """
+    for key in ("analyses", "factors", "reference"):
+        value = options.get(key)
+        if value is not None and not [v for v in value if str(v).strip()]:
+            raise ValueError(f"--{key}: empty list")
+    unknown = [a for a in (options.get("analyses") or ()) if a not in ANALYSES]
+    if unknown:
+        raise ValueError(f"--analyses: unknown {', '.join(unknown)}; choose from {', '.join(ANALYSES)}")
+    factors = list(options.get("factors") or ())
+    if factors:
+        available = set(A.available_factors(runs))
+        bad = [f for f in factors if f not in available]
+        if bad:
+            standard = [f for f in GRAPH_FACTORS if f in available]
+            raise ValueError(f"--factors: {', '.join(bad)} not in these runs; standard factors here: "
+                             f"{', '.join(standard)} (and {len(available) - len(standard)} more keys of the runs' "
+                             "factor tags, e.g. graph_attempts)")
+    reference = list(options.get("reference") or ())
+    if reference:
+        methods = set(runs["method"].astype(str))
+        bad = [m for m in reference if m not in methods]
+        if bad:
+            raise ValueError(f"--reference: {', '.join(bad)} not in these runs; methods: {', '.join(sorted(methods))}")
+
+
+#: the files the last report wrote (one path per line, relative to the results folder): the next report
+#: removes those it does not write again, so tables/ and figures/ never mix two reports
+MANIFEST = ".arena-diagnosis-files"
+
+
+def _remove_stale(results: Path, written: Mapping[str, Path]) -> None:
+    manifest = results / MANIFEST
+    now = {Path(p).resolve() for p in written.values()}
+    if manifest.exists():
+        for line in manifest.read_text(encoding="utf-8").splitlines():
+            old = (results / line).resolve()
+            # only files this report wrote before, inside the folder: never a user's own file
+            if line and old not in now and results.resolve() in old.parents and old.is_file():
+                old.unlink()
+    manifest.write_text("".join(f"{Path(p).resolve().relative_to(results.resolve()).as_posix()}\n"
+                                for p in written.values()), encoding="utf-8")
 
 
 def _leaderboard(runs: pd.DataFrame) -> Tuple[pd.DataFrame, pd.DataFrame]:
@@ -208,17 +261,20 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
             return None
         return preds, ctx.truths()
 
+    fams = set(runs["family"].astype(str))
     if "slices" in analyses:
         for factor in dict.fromkeys(GRAPH_FACTORS + extra_factors):
-            def one(factor: str = factor) -> None:
-                frame = A.slice_scores(runs, factor)
-                if len(frame) and frame["level"].nunique() > 0:
-                    slices[factor] = frame
+            # the synthetic grid's own factors are sliced on the synthetic family (a card's d or mechanism
+            # tags pooled with the grid's would mix two pools in one column); the others on every family
+            family = "synthetic" if factor in SYNTHETIC_FACTORS and "synthetic" in fams else None
             try:
-                one()
+                frame = A.slice_scores(runs, factor, family=family)
             except ValueError as exc:
                 if factor in extra_factors:  # asked for by name: say why it is absent
                     out.skip(f"slice {factor}", str(exc))
+                continue
+            if len(frame) and (frame["level"].nunique() > 1 or factor in extra_factors):
+                slices[f"{factor} (synthetic)" if family else factor] = frame
         out.csv("slices", pd.concat(list(slices.values()), ignore_index=True) if slices else pd.DataFrame())
 
     pred_truth = None
@@ -227,9 +283,11 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
     if "edges" in analyses and pred_truth is not None:
         def edges() -> None:
             for factor in EDGE_FACTORS:
-                frame = A.edge_slice_scores(runs, pred_truth[0], pred_truth[1], factor)
+                # §6.1's edge-level factors are the synthetic grid's (cards tag their own mechanism families)
+                syn = runs[runs["family"] == "synthetic"] if "synthetic" in fams else runs
+                frame = A.edge_slice_scores(syn, pred_truth[0], pred_truth[1], factor)
                 if len(frame):
-                    key = f"{factor} (edge-level)"
+                    key = f"{factor} (edge-level{', synthetic' if 'synthetic' in fams else ''})"
                     slices[key] = frame.rename(columns={"f1": "score"}).assign(sd=float("nan"))[
                         ["factor", "level", "method", "split", "score", "sd", "units", "precision", "recall"]]
                     out.csv(f"edge_slices_{factor}", frame)
@@ -259,10 +317,12 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
             for factor in dict.fromkeys(INTERACTION_FACTORS + extra_factors):
                 edge = factor in EDGE_FACTORS and pred_truth is not None
                 try:
+                    family = "synthetic" if factor in SYNTHETIC_FACTORS and "synthetic" in fams else None
                     frame = A.interaction_scores(runs, factor, predictions=pred_truth[0] if edge else None,
-                                                 truths=pred_truth[1] if edge else None)
+                                                 truths=pred_truth[1] if edge else None, family=family)
                 except ValueError as exc:
-                    out.skip(f"interaction {factor}", str(exc))
+                    if factor in extra_factors:  # a default factor these runs do not hold is no news
+                        out.skip(f"interaction {factor}", str(exc))
                     continue
                 if len(frame):
                     frames.append(frame)
@@ -311,8 +371,14 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
                 ds = A.domain_shift(runs, family)
                 if len(ds):
                     out.csv(f"domain_shift_{family}", ds)
-                    out.tables[f"Domain shift, {family}: F1 on the domain minus the method's own mean (Fig. 17)"] = \
-                        _wide(ds, "domain", "shift", extra=("domain_sd",))
+                    title = f"Domain shift, {family}: F1 on the domain minus the method's own mean (Fig. 17)"
+                    out.tables[title] = _wide(ds, "domain", "shift", extra=("domain_sd",))
+                    sub = runs[(runs["family"] == family) & (runs["split"] == "obs")]
+                    per = sub.groupby(sub["factors"].map(lambda t: str(json.loads(t or "{}").get("domain"))))[
+                        "scm_id"].nunique()
+                    out.notes[title] = (f"obs split; SCMs per domain: {int(per.min())}–{int(per.max())}"
+                                        + (" (one scenario per domain: a shift is that one card's, not the "
+                                           "domain's)" if per.max() == 1 else "") + ".")
                     out.figure(f"Domain shift, {family} (Fig. 17)",
                                F.domain_heatmap(ds, out.figures_dir, stem=f"domain_shift_{family}", family=family))
         out.run("domain shifts", domains)
@@ -379,6 +445,7 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
                       failures=failure_examples(runs), slices=slices, figures=out.figures,
                       tables=out.tables, config=_versions(ctx, runs), notes=out.notes)
     out.written["html"] = write_html(results / "index.html", page)
+    _remove_stale(results, out.written)
     for analysis, reason in out.skipped:
         ctx.console.print(f"[dim]{analysis}: {reason}[/dim]")
     return out.written

@@ -290,6 +290,31 @@ def _store_reader(path: Path) -> Callable[[str], Any]:
     return read
 
 
+def _check_report_options(registry: Any, options: Dict[str, Any], runs: Any) -> None:
+    """Each report extension's ``check`` on the options; the first ``ValueError`` is a :class:`UsageError`.
+
+    ``--analyses`` / ``--factors`` / ``--reference`` given while no extension is
+    installed are a usage error too (nothing would read them).
+    """
+    reports = sorted(registry.reports.values(), key=lambda r: (r.order, r.name))
+    asked = [f"--{k}" for k in ("analyses", "factors", "reference") if options.get(k)]
+    if asked and not reports:
+        raise UsageError(f"{', '.join(asked)}: no report extension is installed to use them "
+                         "(pip install arena-diagnosis)")
+    for info in reports:
+        try:
+            check = info.load_check()
+        except Exception as exc:  # noqa: BLE001 - a broken extension is reported when it runs
+            _debug(exc)
+            continue
+        if check is None:
+            continue
+        try:
+            check(options, runs)
+        except ValueError as exc:
+            raise UsageError(" ".join(str(exc).split())) from None
+
+
 def _run_report_extensions(registry: Any, results: Path, store_path: Path, runs: Any, console: Any,
                            options: Dict[str, Any]) -> None:
     """Run every report extension (hook ``arena_reports``) on the folder's runs (``arena report`` and ``arena run``)."""

@@ -18,6 +18,7 @@ from ._common import (
     DEFAULT_RESULTS,
     STORE_NAME,
     UsageError,
+    _check_report_options,
     _console,
     _csv,
     _machine_fault,
@@ -78,6 +79,9 @@ def _report(args: argparse.Namespace) -> int:
     if args.runtime:
         return _report_runtime(runs, results, console)
     metrics = tuple(_csv(args.metrics) or ("f1", "shd"))
+    options = {"analyses": _csv(args.analyses), "factors": _csv(args.factors), "reference": _csv(args.reference),
+               "metrics": metrics}
+    _check_report_options(registry, options, runs)  # a bad --analyses / --factors: exit 2 before any file
     print_report(runs, console=console, metrics=metrics)
     try:
         paths = _write_report_files(write_report, runs, results, metrics, console)
@@ -86,8 +90,6 @@ def _report(args: argparse.Namespace) -> int:
                       "the leaderboard above is complete")
     else:
         console.print("wrote " + ", ".join(str(p) for p in paths.values()))
-    options = {"analyses": _csv(args.analyses), "factors": _csv(args.factors), "reference": _csv(args.reference),
-               "metrics": metrics}
     _run_report_extensions(registry, results, path, runs, console, options)
     return 0
 

@@ -99,4 +99,7 @@ def _rescore(args: argparse.Namespace) -> int:
     if missing:
         console.print(f"{missing} ok runs have no stored prediction (stored before predictions were kept); "
                       f"to fill them: {FILL_COMMAND.format(results=args.results)}", highlight=False, soft_wrap=True)
+    if rescored:
+        console.print(f"the report files still show the old values: arena report --results {args.results}",
+                      highlight=False, soft_wrap=True)
     return 0

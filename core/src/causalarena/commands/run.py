@@ -196,7 +196,11 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError("the selection gives no cells (check --splits, --scm, --replicates)")
     results = _results_dir(args.results, create=True)
     what = f"suite {suite.name!r}: {len(grids)} grids × " if suite else ""
-    console.print(f"[bold]CausalArena[/bold]: {what}{len(methods)} methods × {len(instances)} instances "
+    def count(k: int, noun: str) -> str:
+        return f"{k} {noun}{'' if k == 1 else 's'}"
+
+    console.print(f"[bold]CausalArena[/bold]: {what}{count(len(methods), 'method')} × "
+                  f"{count(len(instances), 'instance')} "
                   f"→ {len(cells) * len(grids)} cells; results in {results}/ (rerun the same command to resume)")
     # one BLAS/OpenMP thread budget per worker, so N workers do not oversubscribe the cores
     threads = str(max(1, (os.cpu_count() or 1) // max(1, args.jobs)))
