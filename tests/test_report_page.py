@@ -123,8 +123,8 @@ def test_the_page_in_headless_chromium(results, tmp_path):
                 assert widths.get(f"figures/{stem}.png", 0) > 100, (stem, widths)
             # the slice explorer shows the edge-level mechanism slice when chosen
             options = page.eval_on_selector_all("select#slice-factor option", "os => os.map(o => o.value)")
-            assert "mechanism (edge-level)" in options and "graph" in options
-            page.select_option("select#slice-factor", "graph")
+            assert "mechanism (edge-level, synthetic)" in options and "graph (synthetic)" in options
+            page.select_option("select#slice-factor", "graph (synthetic)")
             levels = page.eval_on_selector_all("div#slice-view th[data-level]", "ts => ts.map(t => t.dataset.level)")
             assert sorted(set(levels)) == ["chain", "er", "tree"]
             shot = tmp_path / "page.png"
