@@ -128,9 +128,12 @@ def _scoring_parts(runs: pd.DataFrame) -> pd.DataFrame:
             value = LEGACY_SCORING if kind in ("cpdag", "pag") else ""
         return dict(p.split("=", 1) for p in value.split(", ") if "=" in p)
 
-    rows = [parts(v, k) for v, k in zip(runs["scoring"], kinds)]
-    keys = list(dict.fromkeys(k for r in rows for k in r))
-    return pd.DataFrame([[r.get(k, "") for k in keys] for r in rows], index=runs.index, columns=keys, dtype=object)
+    # parsed once per distinct (scoring, kind) pair: a store holds a handful of them, not one per run
+    pairs = list(zip(runs["scoring"], kinds))
+    parsed = {pair: parts(*pair) for pair in dict.fromkeys(pairs)}
+    keys = list(dict.fromkeys(k for r in parsed.values() for k in r))
+    table = {pair: [r.get(k, "") for k in keys] for pair, r in parsed.items()}
+    return pd.DataFrame([table[pair] for pair in pairs], index=runs.index, columns=keys, dtype=object)
 
 
 def config_labels(runs: pd.DataFrame) -> pd.Series:
