@@ -114,6 +114,19 @@ def _validate_metrics(text: Optional[str], registry) -> None:
         raise UsageError(f"--metrics: unknown metric(s) {unknown}; installed: {sorted(registry.metrics)}")
 
 
+def _existing_store(results_option: str) -> Tuple[Path, Path]:
+    """``(results folder, its store)`` for a command that reads a store (``report``, ``rescore``).
+
+    Raises:
+        UsageError: the folder is a file, or holds no store yet.
+    """
+    results = _results_dir(results_option, create=False)
+    path = results / STORE_NAME
+    if not path.exists():
+        raise UsageError(f"no result store at {path}; run `arena run --results {results_option}` first")
+    return results, path
+
+
 def _results_dir(path: str, create: bool) -> Path:
     results = Path(path)
     if results.exists() and not results.is_dir():

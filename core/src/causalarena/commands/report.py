@@ -16,14 +16,13 @@ import argparse
 
 from ._common import (
     DEFAULT_RESULTS,
-    STORE_NAME,
     UsageError,
     _check_report_options,
     _console,
     _csv,
+    _existing_store,
     _machine_fault,
     _registry,
-    _results_dir,
     _run_report_extensions,
     _validate_metrics,
     _write_report_files,
@@ -65,10 +64,7 @@ def _report(args: argparse.Namespace) -> int:
     from ..report import print_report, write_report
     from ..store import Store
 
-    results = _results_dir(args.results, create=False)
-    path = results / STORE_NAME
-    if not path.exists():
-        raise UsageError(f"no result store at {path}; run `arena run --results {args.results}` first")
+    results, path = _existing_store(args.results)
     registry = _registry(args)
     _validate_metrics(args.metrics, registry)
     with Store(str(path), readonly=True) as store:

@@ -18,14 +18,12 @@ from typing import Any, Dict, Mapping, Tuple
 
 from ._common import (
     DEFAULT_RESULTS,
-    STORE_NAME,
-    UsageError,
     _console,
     _csv,
+    _existing_store,
     _FolderLock,
     _machine_fault,
     _registry,
-    _results_dir,
     _validate_metrics,
 )
 
@@ -83,10 +81,7 @@ def _rescore(args: argparse.Namespace) -> int:
     from ..predictions import FILL_COMMAND
     from ..store import Store
 
-    results = _results_dir(args.results, create=False)
-    path = results / STORE_NAME
-    if not path.exists():
-        raise UsageError(f"no result store at {path}; run `arena run --results {args.results}` first")
+    results, path = _existing_store(args.results)
     registry = _registry(args)
     _validate_metrics(args.metrics, registry)
     names = _csv(args.metrics) or list(registry.metrics)
