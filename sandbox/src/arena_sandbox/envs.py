@@ -11,8 +11,9 @@ Cache key
     ``name==version`` pip's resolver picks for ``core + plugin`` under the
     active constraints (``pip install --dry-run --ignore-installed --report``)
     — plus a content hash of every local source tree (a plugin or core
-    installed from a folder: its version does not change when its code does).
-    Same key → the environment is reused; anything that changes what would be
+    installed from a folder: its version does not change when its code does)
+    — plus, for a plugin with the lean-install field (``[tool.causalarena.sandbox]``,
+    :mod:`arena_sandbox.lean`), that field's two lists. Same key → the environment is reused; anything that changes what would be
     installed → a new environment. 12 hex digits.
 
 Layout (``$CAUSALARENA_SANDBOX_DIR``, default ``~/.cache/causalarena/sandbox``)::
@@ -165,14 +166,55 @@ def _pip_error(text: str) -> str:
     """The lines of pip's output that say what went wrong (``ERROR:`` and hints), joined; else the last line."""
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
     keep = [ln for ln in lines if ln.startswith(("ERROR:", "Hint:", "error:"))
-            and "Location 'file:" not in ln]
+            and "Location 'file:" not in ln
+            and not ln.startswith("ERROR: Ignored the following")]  # a list of other pythons' versions: noise
     text = " ".join(keep or lines[-1:]) or "no output"
     return text if len(text) <= 600 else text[:600] + " …"
+
+
+def _dry_run(args: Sequence[str], what: str, constraints: Sequence[str]) -> List[Dict[str, Any]]:
+    """``pip install --dry-run --ignore-installed --report`` of ``args``; the report's ``install`` list."""
+    with tempfile.TemporaryDirectory(prefix="arena-sandbox-") as tmp:
+        report = os.path.join(tmp, "report.json")
+        _run(pip_command() + ["install", "--dry-run", "--ignore-installed", "--quiet", "--report", report,
+                              *constraint_args(constraints), *args], what)
+        with open(report) as fh:
+            return json.load(fh).get("install", [])
+
+
+def _item(it: Dict[str, Any], local_hashes: Dict[str, str], stage: str) -> Dict[str, str]:
+    """One resolved distribution: name, version, what to pass to pip (a local path or name==version), stage."""
+    meta = it.get("metadata", {})
+    name, version = meta.get("name", "?"), meta.get("version", "?")
+    url = (it.get("download_info") or {}).get("url", "")
+    source = f"{name}=={version}"
+    if url.startswith("file://"):
+        path = unquote(urlparse(url).path)
+        source = path
+        local_hashes[normalise(name)] = tree_hash(path)
+    return {"name": name, "version": version, "source": source, "stage": stage}
+
+
+def environment_key(body: Dict[str, Any]) -> str:
+    """12 hex digits of SHA-256 over the key body (plugin, version, python, platform, resolved, local[, lean])."""
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:12]
+
+
+#: install order of a lean build (the lean-install field, :mod:`arena_sandbox.lean`)
+STAGES = ("no-deps", "requirements", "plugin")
 
 
 def resolve(plugin_source: str, core_source: Optional[str] = None,
             constraints: Sequence[str] = ()) -> Dict[str, Any]:
     """Resolve ``core + plugin`` for a fresh environment without installing anything.
+
+    A plugin folder whose ``pyproject.toml`` has the lean-install field
+    (``[tool.causalarena.sandbox]``, :mod:`arena_sandbox.lean`) is resolved
+    in three parts instead: its ``no-deps`` distributions and the plugin
+    with ``--no-deps`` (their declared dependencies are never resolved),
+    and ``core + requirements`` normally; the plugin's own declared
+    requirements must then be satisfied by that union. The field is part of
+    the key.
 
     Args:
         plugin_source: a folder with the plugin's ``pyproject.toml``, a wheel,
@@ -185,47 +227,70 @@ def resolve(plugin_source: str, core_source: Optional[str] = None,
 
     Returns:
         ``{"plugin": name, "version": str, "key": 12 hex, "items": [{"name",
-        "version", "source"}], "sources": {...}, "python": "X.Y.Z"}`` where
-        ``source`` is what to pass to pip for that item (a local path or
-        ``name==version``).
+        "version", "source", "stage"}], "sources": {...}, "python": "X.Y.Z",
+        "lean": field or None}`` where ``source`` is what to pass to pip for
+        that item (a local path or ``name==version``) and ``stage`` one of
+        :data:`STAGES` (``"requirements"`` for every item of a normal build).
 
     Raises:
         SandboxError: pip could not resolve (its last lines are in the
-            message), or the plugin is the core itself.
+            message); the plugin is the core itself; the lean-install field
+            is malformed, a ``no-deps`` distribution is also pulled in by
+            ``requirements``, or the plugin's requirements are not satisfied
+            by the lean set (the message names the file and the field).
     """
+    from .lean import TABLE, LeanFieldError, read_lean_field, unsatisfied
+
     core_source = core_source or installed_source(CORE_DISTRIBUTION)
-    with tempfile.TemporaryDirectory(prefix="arena-sandbox-") as tmp:
-        report = os.path.join(tmp, "report.json")
-        _run(pip_command() + ["install", "--dry-run", "--ignore-installed", "--quiet", "--report", report,
-                              *constraint_args(constraints), core_source, plugin_source],
-             f"resolving {plugin_source}")
-        with open(report) as fh:
-            data = json.load(fh)
+    try:
+        lean = read_lean_field(plugin_source)
+    except LeanFieldError as exc:
+        raise SandboxError(str(exc)) from None
+    local_hashes: Dict[str, str] = {}
     items: List[Dict[str, str]] = []
     plugin: Optional[Tuple[str, str]] = None
-    local_hashes: Dict[str, str] = {}
-    for it in data.get("install", []):
-        meta = it.get("metadata", {})
-        name, version = meta.get("name", "?"), meta.get("version", "?")
-        url = (it.get("download_info") or {}).get("url", "")
-        source = f"{name}=={version}"
-        if url.startswith("file://"):
-            path = unquote(urlparse(url).path)
-            source = path
-            local_hashes[normalise(name)] = tree_hash(path)
-        items.append({"name": name, "version": version, "source": source})
-        if it.get("requested") and normalise(name) != CORE_DISTRIBUTION:
-            plugin = (name, version)
-    if plugin is None:
+    if lean is None:
+        for it in _dry_run([core_source, plugin_source], f"resolving {plugin_source}", constraints):
+            items.append(_item(it, local_hashes, "requirements"))
+            if it.get("requested") and normalise(items[-1]["name"]) != CORE_DISTRIBUTION:
+                plugin = (items[-1]["name"], items[-1]["version"])
+    else:
+        where = f"{lean.source}: {TABLE}"
+        for it in _dry_run([core_source, *lean.requirements], f"resolving {where} requirements (+ core)",
+                           constraints):
+            items.append(_item(it, local_hashes, "requirements"))
+        clash = sorted(set(lean.names()) & {normalise(i["name"]) for i in items})
+        if clash:
+            raise SandboxError(f"{where} requirements (+ core) pull in {', '.join(clash)}, which no-deps lists: "
+                               "remove it from no-deps or the requirement that depends on it")
+        requires: List[str] = []
+        for it in _dry_run(["--no-deps", *lean.no_deps, plugin_source],
+                           f"resolving {where} no-deps and the plugin", constraints):
+            name = normalise(it.get("metadata", {}).get("name", "?"))
+            is_plugin = name not in lean.names()
+            items.append(_item(it, local_hashes, "plugin" if is_plugin else "no-deps"))
+            if is_plugin:
+                plugin = (items[-1]["name"], items[-1]["version"])
+                requires = list(it.get("metadata", {}).get("requires_dist") or [])
+        if plugin is not None:
+            have = {normalise(i["name"]): i["version"] for i in items}
+            missing = unsatisfied(requires, have)
+            if missing:
+                raise SandboxError(f"{plugin[0]} {plugin[1]} requires {'; '.join(missing)}, which the lean set "
+                                   f"does not provide: add it to {where} requirements (or no-deps)")
+    if plugin is None or normalise(plugin[0]) == CORE_DISTRIBUTION:
         raise SandboxError(f"{plugin_source!r} resolved to no plugin distribution besides {CORE_DISTRIBUTION}")
-    items.sort(key=lambda i: normalise(i["name"]))
+    items.sort(key=lambda i: (STAGES.index(i["stage"]), normalise(i["name"])))
     python = platform.python_version()
-    body = {"plugin": normalise(plugin[0]), "version": plugin[1], "python": python,
-            "platform": f"{sys.platform}-{platform.machine()}",
-            "resolved": [f"{normalise(i['name'])}=={i['version']}" for i in items], "local": local_hashes}
-    key = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:12]
-    return {"plugin": normalise(plugin[0]), "version": plugin[1], "key": key, "items": items,
-            "python": python, "local": local_hashes,
+    body: Dict[str, Any] = {"plugin": normalise(plugin[0]), "version": plugin[1], "python": python,
+                            "platform": f"{sys.platform}-{platform.machine()}",
+                            "resolved": [f"{normalise(i['name'])}=={i['version']}"
+                                         for i in sorted(items, key=lambda i: normalise(i["name"]))],
+                            "local": local_hashes}
+    if lean is not None:  # absent for a normal plugin: its existing environments keep their keys
+        body["lean"] = lean.key_body()
+    return {"plugin": normalise(plugin[0]), "version": plugin[1], "key": environment_key(body), "items": items,
+            "python": python, "local": local_hashes, "lean": body.get("lean"),
             "sources": {"plugin": plugin_source, "core": core_source}}
 
 
@@ -310,11 +375,16 @@ def build(plugin_source: str, *, core_source: Optional[str] = None, constraints:
             log(f"creating {env}")
             _run([sys.executable, "-m", "venv", "--without-pip", str(env)], "creating the virtual environment")
             py = env_python(env)
-            log(f"installing {len(res['items'])} distributions (resolved set, --no-deps)")
-            _run(pip_command() + ["--python", str(py), "install", "--no-deps", "--no-compile", "--quiet",
-                                  *[i["source"] for i in res["items"]]],
-                 f"installing {res['plugin']} {res['version']} into {env}",
-                 env={"PIP_CONSTRAINT": ""})  # exact pins already; a constraint cannot change them
+            for stage in STAGES:  # a normal build has one stage; a lean one: no-deps, requirements, plugin
+                sources = [i["source"] for i in res["items"] if i["stage"] == stage]
+                if not sources:
+                    continue
+                log(f"installing {len(sources)} distributions ({stage if res['lean'] else 'resolved set'}, "
+                    "--no-deps)")
+                _run(pip_command() + ["--python", str(py), "install", "--no-deps", "--no-compile", "--quiet",
+                                      *sources],
+                     f"installing {res['plugin']} {res['version']} ({stage}) into {env}",
+                     env={"PIP_CONSTRAINT": ""})  # exact pins already; a constraint cannot change them
             out = _run([str(py), "-I", "-c", _PROBE, res["plugin"]], f"probing {env}",
                        env={"PYTHONPATH": ""})
             probe = json.loads(out.strip().splitlines()[-1])
@@ -329,6 +399,7 @@ def build(plugin_source: str, *, core_source: Optional[str] = None, constraints:
                 "python": res["python"], "path": str(target), "interpreter": str(py),
                 "sources": res["sources"], "local": res["local"],
                 "requirements": [f"{i['name']}=={i['version']}" for i in res["items"]],
+                "lean": res["lean"],
                 "stack": probe["stack"], "methods": probe["methods"], "worker": hello,
                 "build_seconds": round(time.perf_counter() - t0, 2),
             }

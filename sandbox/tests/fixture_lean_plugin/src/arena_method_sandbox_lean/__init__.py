@@ -1,0 +1,1 @@
+"""Test fixture of arena-sandbox's lean-install field (see tests/test_lean_install.py)."""
