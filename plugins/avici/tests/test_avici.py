@@ -95,6 +95,20 @@ def test_padded_size_and_layout_check(tmp_path):
     assert check_layout(str(tmp_path / "nope")) == [f"{tmp_path / 'nope'} is not a folder"]
 
 
+def test_acyclic_threshold_keeps_the_more_probable_direction_and_breaks_cycles():
+    from arena_method_avici.method import acyclic_threshold
+
+    p = np.array([[0.0, 0.9, 0.2, 0.0],
+                  [0.6, 0.0, 0.8, 0.0],   # 1 → 0 loses to 0 → 1 (0.9)
+                  [0.7, 0.1, 0.0, 0.55],  # 2 → 0 would close 0 → 1 → 2 → 0
+                  [0.0, 0.0, 0.0, 0.0]])
+    adj, dropped = acyclic_threshold(p, 0.5)
+    want = np.zeros((4, 4))
+    want[0, 1] = want[1, 2] = want[2, 3] = 1.0
+    np.testing.assert_array_equal(adj, want)
+    assert dropped == 2
+
+
 def test_the_declared_prior_is_what_the_shipped_scm_v0_yaml_maps_to():
     spec = importlib.util.find_spec("avici")
     if spec is None or not spec.submodule_search_locations:
@@ -160,11 +174,15 @@ def test_probabilities_equal_the_package_call_and_the_threshold_rule(tiny):
     want = np.asarray(ref(ds.X.copy(), interv=ds.intervention_mask.astype(float)))
     np.testing.assert_allclose(m.edge_scores_, want, rtol=1e-6, atol=1e-7)
     assert m.edge_scores_.shape == (5, 5) and np.all(np.diag(m.edge_scores_) == 0.0)
-    np.testing.assert_array_equal(m.adjacency_, (want > 0.5).astype(float))
+    raw = AVICI(checkpoint=str(tiny), pad_sizes=[], acyclic=False).fit(ds)
+    np.testing.assert_array_equal(raw.adjacency_, (want > 0.5).astype(float))
     # the package's own thresholded call gives the same graph
-    np.testing.assert_array_equal(m.adjacency_, np.asarray(ref(ds.X.copy(), return_probs=False)))
-    assert 0 < m.adjacency_.sum() < 20  # the tiny model's probabilities sit on both sides of 0.5
-    m2 = AVICI(checkpoint=str(tiny), threshold=0.9, pad_sizes=[]).fit(ds)
+    np.testing.assert_array_equal(raw.adjacency_, np.asarray(ref(ds.X.copy(), return_probs=False)))
+    assert 0 < raw.adjacency_.sum() < 20  # the tiny model's probabilities sit on both sides of 0.5
+    # the default keeps a subset of those edges that is acyclic
+    assert np.all(m.adjacency_ <= raw.adjacency_)
+    assert m.native_["dropped_for_acyclicity"] == raw.adjacency_.sum() - m.adjacency_.sum()
+    m2 = AVICI(checkpoint=str(tiny), threshold=0.9, pad_sizes=[], acyclic=False).fit(ds)
     np.testing.assert_array_equal(m2.adjacency_, (want > 0.9).astype(float))
 
 

@@ -115,6 +115,41 @@ def load_model(checkpoint: str, expects_counts: bool = False) -> Any:
     return _MODELS[key]
 
 
+def acyclic_threshold(probs: np.ndarray, threshold: float) -> Tuple[np.ndarray, int]:
+    """The DAG of the edges ``p > threshold``, kept greedily by decreasing probability.
+
+    AVICI's thresholded output is not guaranteed acyclic (its training only
+    penalises cycles), and the arena scores a "dag" with a cycle as
+    ``invalid_output`` (case I8). Edges are added from the most to the least
+    probable; one that would close a directed cycle is dropped (so of a
+    2-cycle the more probable direction stays). Ties keep row-major order.
+
+    Args:
+        probs: (d × d) edge probabilities, row = parent.
+        threshold: edges are ``p > threshold``.
+
+    Returns:
+        ``(adjacency, dropped)``: the (d × d) 0/1 DAG and how many
+        above-threshold edges were dropped.
+    """
+    import networkx as nx
+
+    d = probs.shape[0]
+    cand = [(i, j) for i in range(d) for j in range(d) if i != j and probs[i, j] > threshold]
+    cand.sort(key=lambda e: -probs[e])  # stable: ties in row-major order
+    g = nx.DiGraph()
+    g.add_nodes_from(range(d))
+    adj = np.zeros((d, d))
+    dropped = 0
+    for i, j in cand:
+        if nx.has_path(g, j, i):
+            dropped += 1
+            continue
+        g.add_edge(i, j)
+        adj[i, j] = 1.0
+    return adj, dropped
+
+
 def padded_size(d: int, pad_sizes: Sequence[int]) -> int:
     """The smallest of ``pad_sizes`` that is >= d, else d itself (no padding above the largest)."""
     bigger = [int(s) for s in pad_sizes if int(s) >= d]
@@ -136,6 +171,9 @@ class AVICI(Method):
         expects_counts: the checkpoint was trained on counts (``neurips-grn``):
             selects avici's count standardiser.
         pad_sizes: d is padded with zero columns up to the next of these (module doc).
+        acyclic: drop the least probable above-threshold edges that close a
+            cycle (:func:`acyclic_threshold`); False: exactly ``p > threshold``
+            (a cyclic result is then ``invalid_output``).
 
     Raises:
         MethodEnvironmentError: ``download`` given, no checkpoint, avici not
@@ -147,7 +185,8 @@ class AVICI(Method):
     _pending: Optional[Tuple[str, bool]] = None
 
     def __init__(self, checkpoint: str = "", download: str = "", threshold: float = 0.5,
-                 expects_counts: bool = False, pad_sizes: Sequence[int] = (10, 20, 30, 50, 100)):
+                 expects_counts: bool = False, pad_sizes: Sequence[int] = (10, 20, 30, 50, 100),
+                 acyclic: bool = True):
         if not checkpoint and not download:
             checkpoint = os.environ.get(CHECKPOINT_ENV, "")
         self.checkpoint = checkpoint  # the resolved folder, so get_params records what was loaded
@@ -155,6 +194,7 @@ class AVICI(Method):
         self.threshold = threshold
         self.expects_counts = expects_counts
         self.pad_sizes = list(pad_sizes)
+        self.acyclic = acyclic
         if checkpoint and download:
             raise ValueError("avici: give checkpoint=PATH or download=NAME, not both")
         if not 0.0 < float(threshold) < 1.0:
@@ -184,8 +224,9 @@ class AVICI(Method):
     def fit(self, dataset: Dataset) -> "AVICI":
         """Edge probabilities of ``dataset.X`` (n × d) with its intervention mask as AVICI's second channel.
 
-        Sets ``edge_scores_`` (d × d probabilities, row = parent, diagonal 0)
-        and ``adjacency_`` = ``edge_scores_ > threshold``.
+        Sets ``edge_scores_`` (d × d probabilities, row = parent, diagonal 0),
+        ``adjacency_`` = ``edge_scores_ > threshold`` (made acyclic unless
+        ``acyclic=False``) and ``native_`` = {padded_d, dropped_for_acyclicity}.
 
         Raises:
             ValueError: non-finite entries in ``X``.
@@ -205,5 +246,9 @@ class AVICI(Method):
             mask = np.hstack([mask, np.zeros((n, size - d))])
         probs = np.asarray(model(X, interv=mask), dtype=float)[:d, :d]
         self.edge_scores_ = probs
-        self.adjacency_ = (probs > float(self.threshold)).astype(float)
+        if self.acyclic:
+            self.adjacency_, dropped = acyclic_threshold(probs, float(self.threshold))
+        else:
+            self.adjacency_, dropped = (probs > float(self.threshold)).astype(float), 0
+        self.native_ = {"padded_d": size, "dropped_for_acyclicity": dropped}
         return self

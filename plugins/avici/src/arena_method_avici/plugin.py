@@ -28,10 +28,11 @@ def arena_methods() -> Iterator[MethodInfo]:
         output_kind="dag",
         supports_interventions=True,
         params={"checkpoint": "", "download": "", "threshold": 0.5, "expects_counts": False,
-                "pad_sizes": [10, 20, 30, 50, 100]},
+                "pad_sizes": [10, 20, 30, 50, 100], "acyclic": True},
         citation=CITATION,
         description="AVICI (avici 1.0.7): a pretrained amortized structure learner; checkpoint=PATH (the "
-                    "released scm-v0 downloaded elsewhere); edge probabilities as scores, threshold 0.5; "
+                    "released scm-v0 downloaded elsewhere); edge probabilities as scores, threshold 0.5 "
+                    "(cycle-closing edges dropped, least probable first); "
                     "uses intervention masks (old jax stack: runs in its own sandbox)",
         requirements=("avici==1.0.7", "jax==0.4.30"),
         prior=SCM_V0_PRIOR,
