@@ -226,7 +226,8 @@ class AVICI(Method):
 
         Sets ``edge_scores_`` (d × d probabilities, row = parent, diagonal 0),
         ``adjacency_`` = ``edge_scores_ > threshold`` (made acyclic unless
-        ``acyclic=False``) and ``native_`` = {padded_d, dropped_for_acyclicity}.
+        ``acyclic=False``) and ``native_`` = ``edge_scores_ > threshold`` as is
+        (the package's ``return_probs=False`` graph, possibly cyclic).
 
         Raises:
             ValueError: non-finite entries in ``X``.
@@ -246,9 +247,7 @@ class AVICI(Method):
             mask = np.hstack([mask, np.zeros((n, size - d))])
         probs = np.asarray(model(X, interv=mask), dtype=float)[:d, :d]
         self.edge_scores_ = probs
-        if self.acyclic:
-            self.adjacency_, dropped = acyclic_threshold(probs, float(self.threshold))
-        else:
-            self.adjacency_, dropped = (probs > float(self.threshold)).astype(float), 0
-        self.native_ = {"padded_d": size, "dropped_for_acyclicity": dropped}
+        raw = (probs > float(self.threshold)).astype(float)
+        self.native_ = raw  # the package's own thresholded graph (return_probs=False), possibly cyclic
+        self.adjacency_ = acyclic_threshold(probs, float(self.threshold))[0] if self.acyclic else raw
         return self
