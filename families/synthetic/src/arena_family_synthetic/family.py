@@ -27,7 +27,7 @@ One configuration is built in these steps (App. A.1, A.2):
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
+from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import attrs
 import numpy as np
@@ -99,16 +99,29 @@ def _used(nodes: Sequence[Any], key: str) -> List[str]:
     return sorted({str(n.tags[key]) for n in nodes if key in n.tags})
 
 
+def _dependency(block: int, slot: int, allowed: Optional[Sequence[str]]) -> str:
+    """The slot's scheduled root-dependency mode; ``"independent"`` when ``allowed`` excludes it."""
+    mode = S.root_dependency(block, slot)
+    return "independent" if allowed is not None and mode not in allowed else mode
+
+
 def _draw_equations(cid: S.ConfigId, a: np.ndarray, graph_record: Dict[str, Any], block: int,
-                    rng: np.random.Generator, config_id: str) -> SCMSpec:
+                    rng: np.random.Generator, config_id: str,
+                    catalog: Optional[Mapping[str, Sequence[str]]] = None) -> SCMSpec:
+    """Steps 2–5 of the module docstring; ``catalog`` (keys ``mechanism``, ``noise``, ``root``)
+    restricts the categories drawn from (a training prior, :mod:`.prior`); default: the paper's."""
     from .distributions import PAPER_NOISES, PAPER_ROOTS
     from .mechanisms import MECHANISM_TAGS, kinds_for_tag
     from .stressors import EQUATION_STRESSORS
 
+    catalog = catalog or {}
+    MECHANISM_TAGS = tuple(catalog.get("mechanism", MECHANISM_TAGS))  # noqa: N806 (shadows the catalogue)
+    PAPER_NOISES = tuple(catalog.get("noise", PAPER_NOISES))  # noqa: N806
+    PAPER_ROOTS = tuple(catalog.get("root", PAPER_ROOTS))  # noqa: N806
     d = cid.d
     names = [f"X{i}" for i in range(d)]
     stressors = S.difficulty(block, cid.slot)
-    dependency = S.root_dependency(block, cid.slot)
+    dependency = _dependency(block, cid.slot, catalog.get("root_dependency"))
     root_idx = [j for j in range(d) if not a[:, j].any()]
     nonroot_idx = [j for j in range(d) if a[:, j].any()]
     active_mech = sorted(rng.choice(MECHANISM_TAGS, size=_active_count(d, len(MECHANISM_TAGS), rng),
@@ -288,12 +301,40 @@ def generate_spec(config_id: str, key: Optional[str] = None) -> SCMSpec:
         ReservedKeyError: reserved/fresh id without the key.
         RuntimeError: no draw passed the audits in MAX_DATA_ATTEMPTS tries.
     """
+    cid = S.parse_id(config_id)
+    return generate_from(cid, config_id, S.config_seed(config_id, key=key))
+
+
+def generate_from(cid: S.ConfigId, config_id: str, seed: int, slot: Optional[int] = None,
+                  catalog: Optional[Mapping[str, Sequence[str]]] = None,
+                  dependent_modes: Optional[Sequence[str]] = None) -> SCMSpec:
+    """:func:`generate_spec`'s steps for a parsed id and its seed (the grid's SCMs and a training prior's).
+
+    Args:
+        cid: the configuration (graph family, d, slot, release); ``d`` may lie
+            off the grid (the schedule then uses the nearest grid block).
+        config_id: the id recorded in ``spec.metadata``.
+        seed: the generator's seed.
+        slot: the schedule slot (difficulty, root dependency); default ``cid.slot``.
+        catalog: categories to draw from (``mechanism``, ``noise``, ``root``;
+            :mod:`.prior`); default the paper's full catalogue.
+        dependent_modes: the allowed root-dependency modes; a slot whose
+            scheduled mode is not among them uses independent roots
+            (default: every mode).
+
+    Raises:
+        RuntimeError: no draw passed the audits in MAX_DATA_ATTEMPTS tries.
+    """
     from .graphs import sample_graph
 
-    cid = S.parse_id(config_id)
-    rng = np.random.default_rng(S.config_seed(config_id, key=key))
+    rng = np.random.default_rng(seed)
     block = S.block_index(cid.graph, cid.d)
-    min_roots = 1 if S.root_dependency(block, cid.slot) == "independent" else 2
+    if slot is not None:
+        cid = cid._replace(slot=int(slot))
+    catalog = dict(catalog or {})
+    if dependent_modes is not None:
+        catalog["root_dependency"] = tuple(dependent_modes)
+    min_roots = 1 if _dependency(block, cid.slot, catalog.get("root_dependency")) == "independent" else 2
     stressors = S.difficulty(block, cid.slot)
     rejections: Dict[str, int] = {}
     graph_attempts = 0
@@ -309,7 +350,7 @@ def generate_spec(config_id: str, key: Optional[str] = None) -> SCMSpec:
             for k, v in graph_record.pop("graph_rejections", {}).items():
                 graph_rejections[k] = graph_rejections.get(k, 0) + v
             with np.errstate(all="ignore"):
-                spec = _draw_equations(cid, a, graph_record, block, rng, config_id)
+                spec = _draw_equations(cid, a, graph_record, block, rng, config_id, catalog)
             implicated = {}
         else:
             strength = ({n.name: WEAK_SIGNAL_STRENGTH for n in spec.nodes if n.role == "mechanism"}
