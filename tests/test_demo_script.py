@@ -1,8 +1,9 @@
 """scripts/demo runs exactly the methods the README names (issue 12 item 17).
 
 Before, the demo ran every installed method (install fci and it ran fci
-too). Now it passes ``--methods`` with the seven methods the README's quick
-start names, which are also the seven plugins it installs.
+too). Now it passes ``--methods`` with the methods the README's quick
+start names, which are also the plugins it installs (eight since the
+amortized model, issue 14).
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ def _readme_methods():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     start = text.index("`scripts/demo` installs")
     para = text[start:text.index("\n\n", start)]
-    seven = re.search(r"seven\s+methods of this release \(([^)]*)\)", para)
-    assert seven, "README quick start no longer names the demo's seven methods"
-    return re.findall(r"`([a-z_]+)`", seven.group(1))
+    eight = re.search(r"eight\s+methods of this release \(([^)]*)\)", para)
+    assert eight, "README quick start no longer names the demo's eight methods"
+    return re.findall(r"`([a-z_]+)`", eight.group(1))
 
 
 def _demo_commands():
@@ -31,7 +32,7 @@ def _demo_commands():
 
 def test_demo_runs_exactly_the_readme_methods():
     named = _readme_methods()
-    assert len(named) == 7
+    assert len(named) == 8
     script = _demo_commands()
     m = re.search(r"^METHODS=(\S+)$", script, re.M)
     assert m, "scripts/demo sets no METHODS list"

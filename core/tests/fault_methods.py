@@ -307,6 +307,26 @@ class ReportsEnv(Method):
 _PRELOADED = []
 
 
+class PreloadsParams(Method):
+    """``preload(checkpoint=...)`` receives the run's parameter; ``fit`` reports what was preloaded."""
+
+    loaded: list = []
+
+    def __init__(self, checkpoint="none", alpha=0.1):
+        self.checkpoint, self.alpha = checkpoint, alpha
+
+    @classmethod
+    def preload(cls, checkpoint="none"):
+        cls.loaded.append(checkpoint)
+
+    def fit(self, dataset):
+        a = np.zeros((dataset.d, dataset.d))
+        if type(self).loaded == [self.checkpoint]:  # preloaded once, with this run's checkpoint
+            a[0, 1] = 1
+        self.adjacency_ = a
+        return self
+
+
 class Preloads(Method):
     """``preload`` takes 0.3 s (a heavy import); ``fit`` returns 0 → 1 only if it ran first."""
 

@@ -131,6 +131,34 @@ def test_method_environment_error_gives_env_error_at_fit_and_at_load(tmp_path):
         assert "Rscript not found on PATH" in by[("r_load", rep)]["error"]
 
 
+def test_preload_receives_the_parameters_it_names(tmp_path):
+    inst = ChainInstance("chain-pre", splits=("obs",), n_replicates=2)
+    store = Store(str(tmp_path / "r.sqlite"))
+    method = info("prep", "PreloadsParams", params={"checkpoint": "/ckpt/a", "alpha": 0.2})
+    run_grid(make_cells([inst], [method]), get_registry(), store, env=ENV, progress=False)
+    rows = store.rows()
+    assert [r["status"] for r in rows] == ["ok", "ok"]
+    assert all(r["metrics"]["precision"] == 1.0 for r in rows)  # preload saw checkpoint="/ckpt/a" (not alpha)
+
+
+def test_preload_params_by_signature():
+    from causalarena.worker import _preload_params
+
+    def none():
+        pass
+
+    def named(checkpoint=None, hub=None):
+        pass
+
+    def kwargs(**kw):
+        pass
+
+    params = {"checkpoint": "c", "alpha": 1}
+    assert _preload_params(none, params) == {}
+    assert _preload_params(named, params) == {"checkpoint": "c"}
+    assert _preload_params(kwargs, params) == params
+
+
 def test_preload_runs_once_at_load_and_counts_as_load_time(tmp_path):
     inst = ChainInstance("chain-pre", splits=("obs",), n_replicates=3)
     store = Store(str(tmp_path / "r.sqlite"))

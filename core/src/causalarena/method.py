@@ -72,6 +72,11 @@ class Method:
         ``fit`` does (keep them inside ``fit`` too, so the class works alone).
         A :class:`MethodEnvironmentError` raised here makes every cell of the
         method ``env_error``.
+
+        A subclass may declare keyword parameters named like its constructor's
+        (``preload(cls, checkpoint=None)``): the worker passes the run's values
+        of those (all of them to ``**kwargs``), so a pretrained method loads the
+        checkpoint its parameters name once per worker.
         """
 
     def get_params(self) -> Dict[str, Any]:

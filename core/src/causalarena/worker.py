@@ -145,6 +145,24 @@ def _peak_rss_mb() -> float:
     return ru / (1024.0 * 1024.0) if sys.platform == "darwin" else ru / 1024.0
 
 
+def _preload_params(preload: Any, params: Dict[str, Any]) -> Dict[str, Any]:
+    """The method's parameters that ``preload`` names (all of them if it takes ``**kwargs``).
+
+    So a pretrained method loads the checkpoint its parameters name, once, as
+    load time; a ``preload(cls)`` without parameters gets none (the original contract).
+    """
+    import inspect
+
+    try:
+        sig = inspect.signature(preload)
+    except (TypeError, ValueError):
+        return {}
+    if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        return dict(params)
+    names = {n for n, p in sig.parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    return {k: v for k, v in params.items() if k in names}
+
+
 def _error_text(exc: BaseException) -> str:
     return "".join(traceback.format_exception_only(type(exc), exc)).strip()
 
@@ -280,7 +298,7 @@ class Worker:
             cls(**params)  # construct once here so bad parameters fail the load, not every fit
             preload = getattr(cls, "preload", None)
             if callable(preload):  # heavy imports count as load time, not as the first fit (§5.5)
-                preload()
+                preload(**_preload_params(preload, params))
             self.method_class, self.params, self.factory = cls, params, req["factory"]
             self.output_kind = req.get("output_kind")  # the descriptor's, for a class that declares none
         except BaseException as exc:  # noqa: BLE001 - reported to the runner

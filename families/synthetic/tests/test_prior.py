@@ -8,8 +8,14 @@ import numpy as np
 import pytest
 
 from arena_family_synthetic import schedule as S
-from arena_family_synthetic.prior import (catalogue, draw_training_spec, load_prior, prior_from_mapping,
-                                          training_seed, training_split)
+from arena_family_synthetic.prior import (
+    catalogue,
+    draw_training_spec,
+    load_prior,
+    prior_from_mapping,
+    training_seed,
+    training_split,
+)
 from causalarena.protocol import make_dataset
 
 NARROW = {"graph": ["er", "sf"], "mechanism": ["linear", "polynomial"], "noise": ["gaussian", "uniform"],

@@ -9,12 +9,11 @@ import shutil
 import numpy as np
 import pytest
 
-from causalarena.data import Dataset
-from causalarena.testing import make_chain_dataset, parametrize_method_checks
-
 from arena_method_amortized import features as F
 from arena_method_amortized.method import DEFAULT_CHECKPOINT, AmortizedMethod, load_model
 from arena_method_amortized.model import AmortizedModel, acyclic_decision, load_checkpoint, sha256_file
+from causalarena.data import Dataset
+from causalarena.testing import make_chain_dataset, parametrize_method_checks
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PRIOR_FILE = os.path.join(os.path.dirname(DEFAULT_CHECKPOINT), "..", "priors", "er_sf_d10_20.yaml")
@@ -176,8 +175,8 @@ def test_a_modified_or_mismatched_checkpoint_fails_clearly(tmp_path):
 
 def test_shipped_prior_file_is_the_source_prior_and_the_declared_one():
     import yaml
-    from arena_family_synthetic.prior import load_prior
 
+    from arena_family_synthetic.prior import load_prior
     from arena_method_amortized.plugin import DEFAULT_PRIOR
 
     shipped = load_prior(os.path.join(DEFAULT_CHECKPOINT, "prior.yaml"))

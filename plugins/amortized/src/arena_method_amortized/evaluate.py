@@ -24,6 +24,7 @@ def in_prior_table(results: str, graphs: Sequence[str] = ("er", "sf"), d_range=(
         FileNotFoundError: no runs in ``results``.
     """
     import pandas as pd
+
     from arena_diagnosis.slices import unit_scores  # the report's own unit table (arena-diagnosis)
 
     runs = _load_runs(results)

@@ -58,21 +58,17 @@ class AmortizedMethod(Method):
     ``edge_scores_`` (d × d) edge probabilities, diagonal 0; ``threshold_``.
     """
 
-    _last_checkpoint: Optional[str] = None
-
     def __init__(self, checkpoint: Optional[str] = None, threshold: Optional[float] = None) -> None:
         self.checkpoint = checkpoint
         self.threshold = threshold
-        type(self)._last_checkpoint = checkpoint
 
     @classmethod
     def preload(cls, checkpoint: Optional[str] = None) -> None:
         """Load the checkpoint into the module cache (the worker's load time, §5.5).
 
-        Without an argument: the checkpoint of the most recent construction
-        (the worker builds the estimator right before it calls preload).
+        The worker passes the run's ``checkpoint`` parameter (core ≥ 0.6.1).
         """
-        load_model(checkpoint or cls._last_checkpoint)
+        load_model(checkpoint)
 
     def fit(self, dataset: Dataset) -> "AmortizedMethod":
         """Score every ordered pair of ``dataset.X`` (n × d) and keep the acyclic thresholded graph.

@@ -53,7 +53,6 @@ def _init_worker(prior_map: Dict[str, Any]) -> None:
 def example(prior: Any, index: int, namespace: str) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """(features d × d × F float32, true adjacency d × d int8) of SCM ``index``; None when generation failed."""
     from arena_family_synthetic.prior import draw_training_spec, training_split
-
     from causalarena.protocol import make_dataset
 
     try:
