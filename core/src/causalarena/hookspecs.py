@@ -26,6 +26,7 @@ import pluggy
 from .records import (
     CommandInfo,
     ComponentInfo,
+    ExecutorInfo,
     FamilyInfo,
     InterventionInfo,
     IsolationInfo,
@@ -206,4 +207,22 @@ def arena_reports() -> Iterable[ReportInfo]:
         def arena_reports():
             yield ReportInfo(name="diagnosis", factory="arena_diagnosis.report:write",
                              help="slices, win rates, figures and index.html", order=100)
+    """
+
+
+@hookspec
+def arena_executors() -> Iterable[ExecutorInfo]:
+    """Return grid executors: where ``arena run --cluster SPEC`` runs its cells.
+
+    Without ``--cluster`` the runner's own threads drive warm local workers.
+    An executor runs each cell elsewhere (e.g. a Dask task) through a
+    store-less copy of the runner (``make_runner()``, the same worker
+    protocol, budgets, memory caps and isolation) and hands every result back
+    to the client, which alone writes the store, one transaction per run — so
+    resume, statuses and the report do not change. ``arena-dask`` registers
+    ``dask`` (a local cluster, a scheduler address, Slurm / PBS through
+    dask-jobqueue).
+
+    Returns:
+        An iterable of :class:`ExecutorInfo` with unique names.
     """

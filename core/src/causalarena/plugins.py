@@ -38,6 +38,7 @@ from .records import (
     RECORD_TYPES,
     CommandInfo,
     ComponentInfo,
+    ExecutorInfo,
     FamilyInfo,
     InterventionInfo,
     IsolationInfo,
@@ -105,6 +106,7 @@ class Registry:
     components: Dict[str, ComponentInfo] = attrs.field(factory=dict)
     commands: Dict[str, CommandInfo] = attrs.field(factory=dict)
     reports: Dict[str, ReportInfo] = attrs.field(factory=dict)
+    executors: Dict[str, ExecutorInfo] = attrs.field(factory=dict)
     errors: List[LoadError] = attrs.field(factory=list)
 
     def kind(self, kind: str) -> Dict[str, Any]:

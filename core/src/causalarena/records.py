@@ -18,7 +18,7 @@ import attrs
 
 __all__ = ["COMPONENT_KINDS", "FAILURE_STATUSES", "OUTPUT_KINDS", "PRIOR_AXES", "RECORD_TYPES", "STATUSES",
            "CommandInfo", "ComponentInfo", "FamilyInfo", "InterventionInfo", "IsolationInfo", "MethodInfo",
-           "MetricInfo", "PretrainingPrior", "ReportContext", "ReportInfo", "Status", "resolve"]
+           "MetricInfo", "PretrainingPrior", "ReportContext", "ReportInfo", "ExecutorInfo", "Status", "resolve"]
 
 OUTPUT_KINDS = ("dag", "cpdag", "pag")
 
@@ -390,6 +390,35 @@ class CommandInfo:
 
 
 @attrs.frozen(kw_only=True)
+class ExecutorInfo:
+    """A grid executor contributed through ``arena_executors`` (``arena run --cluster SPEC``).
+
+    Attributes:
+        name: the executor's name (``"dask"``), chosen with ``--executor``.
+        factory: import path of a class built as ``cls(spec, options, jobs=…,
+            budget_s=…, memory_mb=…, log=…)`` with the methods documented in
+            :mod:`causalarena.runner` ("Executors"): ``dry_run()``, ``start()``,
+            ``run(cells, make_runner, on_result, failed_record)`` and ``close()``.
+        help: one line shown by ``arena plugins``.
+        distribution, version: filled by the plugin manager.
+    """
+
+    name: str = attrs.field(validator=_check_name)
+    factory: str
+    help: str = ""
+    distribution: str = ""
+    version: str = ""
+
+    @property
+    def description(self) -> str:
+        """The one line ``arena plugins`` lists (:attr:`help`)."""
+        return self.help
+
+    def load(self) -> Any:
+        return resolve(self.factory)
+
+
+@attrs.frozen(kw_only=True)
 class ReportInfo:
     """A report extension contributed through ``arena_reports``, run by ``arena report``.
 
@@ -500,4 +529,5 @@ RECORD_TYPES: Dict[str, Type[Any]] = {
     "components": ComponentInfo,
     "commands": CommandInfo,
     "reports": ReportInfo,
+    "executors": ExecutorInfo,
 }

@@ -28,6 +28,26 @@ counts :data:`causalarena.records.FAILURE_STATUSES` as failures.
 
 ``jobs`` threads each drive their own worker process; cells are grouped by
 method so that a worker loads its method once and serves many datasets.
+
+Executors (``arena run --cluster``, hook ``arena_executors``): an object
+``executor`` given to :func:`run_grid` runs the cells elsewhere instead. The
+runner still skips stored cells and orders the rest by method; it calls
+``executor.run(cells, make_runner, on_result, failed_record)`` where
+
+* ``make_runner`` is a picklable zero-argument callable that builds a
+  store-less copy of this runner (:meth:`Runner.remote_factory`); the
+  executor calls ``copy.execute_cell(cell, slot)`` where the cell runs (one
+  ``slot`` dict per thread keeps that thread's warm worker), which returns
+  ``(record, kept)``;
+* ``on_result(i, record, kept)`` hands back the result of ``cells[i]``; the
+  runner stores it (once per cell: a second answer for the same ``i`` is
+  dropped) in its own transaction;
+* ``failed_record(cell, error)`` builds the ``failed`` record of a cell the
+  executor gave up on (e.g. it killed every worker it ran on).
+
+A :class:`~causalarena.store.MachineFault` raised where a cell runs must be
+re-raised by ``executor.run`` on the client: the grid stops, nothing is stored
+for that cell.
 """
 
 from __future__ import annotations
@@ -799,7 +819,7 @@ def _scalar_factors(instance: Any) -> Dict[str, Any]:
 class Runner:
     """Runs cells into a :class:`~causalarena.store.Store`; see :func:`run_grid`."""
 
-    def __init__(self, store: Store, metrics: Optional[Mapping[str, Any]] = None, *,
+    def __init__(self, store: Optional[Store], metrics: Optional[Mapping[str, Any]] = None, *,
                  budget_s: Optional[float] = None, memory_mb: Optional[float] = None,
                  python: str = sys.executable, standardise: bool = True, protocol: str = "default",
                  n: Optional[int] = None, env: Optional[Mapping[str, str]] = None,
@@ -808,6 +828,11 @@ class Runner:
                  launcher: Optional[Callable[[Any], WorkerLaunch]] = None,
                  cpdag_orientation: str = CPDAG_ORIENTATIONS[0], cpdag_repair: str = CPDAG_REPAIRS[0]) -> None:
         scoring_config("cpdag", cpdag_orientation, cpdag_repair)  # ValueError naming a bad policy, before anything runs
+        # what a store-less copy elsewhere needs (an executor's worker, :meth:`remote_factory`)
+        self._remote: Dict[str, Any] = dict(metrics=metrics, budget_s=budget_s, memory_mb=memory_mb, python=python,
+                            standardise=standardise, protocol=protocol, n=n, env=env, scorer=scorer,
+                            load_timeout_s=load_timeout_s, suite=suite, launcher=launcher,
+                            cpdag_orientation=cpdag_orientation, cpdag_repair=cpdag_repair)
         self.cpdag_orientation, self.cpdag_repair = cpdag_orientation, cpdag_repair
         self.store = store
         self.launcher = launcher
@@ -833,6 +858,34 @@ class Runner:
             scorer = default_scorer(metrics if metrics is not None else {}, cpdag_orientation)
         self.scorer = scorer
 
+    def remote_factory(self) -> Callable[[], "Runner"]:
+        """A picklable zero-argument callable building a store-less copy of this runner (executors).
+
+        The copy runs :meth:`execute_cell` where an executor places a cell;
+        its dataset cache is a temporary folder of that process (data are
+        generated there from the cell's seed, never shipped as tables).
+        """
+        import functools
+
+        return functools.partial(Runner, None, **self._remote)
+
+    def base_record(self, cell: Cell) -> RunRecord:
+        """The record of a cell before it runs (key, parameters, protocol, factors; ``started_at`` now)."""
+        m = cell.method
+        key = self.key(cell)
+        return RunRecord(**dict(zip(KEY_COLUMNS, key)),
+                         params=dict(m.params), output_kind=m.output_kind, standardise=self.standardise,
+                         protocol=self.protocol, method_version=getattr(m, "version", "") or None,
+                         n_override=self.n, suite=self.suite, factors=_scalar_factors(cell.instance),
+                         started_at=_now(), flags=[], metrics={},
+                         scoring=scoring_config(m.output_kind, self.cpdag_orientation, self.cpdag_repair))
+
+    def failed_record(self, cell: Cell, error: str) -> RunRecord:
+        """A ``failed`` record of a cell that never returned (an executor's worker died every time it ran it)."""
+        row = self.base_record(cell)
+        row.status, row.error, row.wall_seconds, row.finished_at = Status.FAILED, error, None, _now()
+        return row
+
     def key(self, cell: Cell) -> tuple:
         """The store key of a cell; its config hash covers the instance fingerprint."""
         return cell_key(cell, self.standardise, self.protocol, self.n, self._fingerprints,
@@ -842,6 +895,9 @@ class Runner:
     def run_cell(self, cell: Cell, slot: Dict[str, Any]) -> RunRecord:
         """Run one cell (reusing the thread's worker in ``slot``), store it and return its record.
 
+        :meth:`execute_cell` then :meth:`commit`; an executor that runs cells
+        elsewhere (a Dask worker) calls the first there and the second here.
+
         Raises:
             MachineFault: the harness's own environment failed (an ``OSError``
                 raised here in the runner, not by the method in its worker:
@@ -849,14 +905,37 @@ class Runner:
                 be written; the store cannot be written). Nothing is stored
                 for this cell, so a rerun runs it.
         """
-        m = cell.method
-        key = self.key(cell)
-        row = RunRecord(**dict(zip(KEY_COLUMNS, key)),
-                        params=dict(m.params), output_kind=m.output_kind, standardise=self.standardise,
-                        protocol=self.protocol, method_version=getattr(m, "version", "") or None,
-                        n_override=self.n, suite=self.suite, factors=_scalar_factors(cell.instance),
-                        started_at=_now(), flags=[], metrics={},
-                        scoring=scoring_config(m.output_kind, self.cpdag_orientation, self.cpdag_repair))
+        row, kept = self.execute_cell(cell, slot)
+        return self.commit(row, kept)
+
+    def commit(self, row: RunRecord, kept: Optional[Tuple[Prediction, Truth]] = None) -> RunRecord:
+        """Store a run (with its scored prediction and truth when kept), in one transaction.
+
+        Raises:
+            causalarena.store.StoreError: the store cannot be written (a MachineFault).
+        """
+        store = self._require_store()
+        if kept is not None and row.status is Status.OK:
+            try:  # the run, its scored DAG and its truth in one transaction
+                store.record(row, prediction=kept[0], truth=kept[1])
+                return row
+            except ValueError as exc:  # a prediction that does not encode: the run stands, unkept
+                row.flags.append(f"prediction_not_kept: {exc}")
+        store.record(row)
+        return row
+
+    def _require_store(self) -> Store:
+        if self.store is None:
+            raise RuntimeError("this runner has no store (a remote copy: it executes cells, the client stores them)")
+        return self.store
+
+    def execute_cell(self, cell: Cell, slot: Dict[str, Any]) -> Tuple[RunRecord, Optional[Tuple[Prediction, Truth]]]:
+        """Run one cell without storing it: its record and, for a scored ``ok`` run, (prediction, truth).
+
+        Raises:
+            MachineFault: as :meth:`run_cell` (nothing is returned for the cell).
+        """
+        row = self.base_record(cell)
         t0 = time.perf_counter()
         kept: Optional[Tuple[Prediction, Truth]] = None
         try:
@@ -875,14 +954,7 @@ class Runner:
         if row.wall_seconds is None:
             row.wall_seconds = time.perf_counter() - t0
         row.finished_at = _now()
-        if kept is not None and row.status is Status.OK:
-            try:  # the run, its scored DAG and its truth in one transaction
-                self.store.record(row, prediction=kept[0], truth=kept[1])
-                return row
-            except ValueError as exc:  # a prediction that does not encode: the run stands, unkept
-                row.flags.append(f"prediction_not_kept: {exc}")
-        self.store.record(row)
-        return row
+        return row, kept
 
     def _run_cell(self, cell: Cell, slot: Dict[str, Any], row: RunRecord) -> Optional[Tuple[Prediction, Truth]]:
         """Fill ``row``; for a scored ``ok`` run return what to keep: the scored prediction and its truth."""
@@ -1008,13 +1080,13 @@ class Runner:
 
     # -- grid ---------------------------------------------------------------
     def run(self, cells: Sequence[Cell], jobs: int = 1, progress: bool = True,
-            retry_statuses: Iterable[str] = ()) -> GridSummary:
+            retry_statuses: Iterable[str] = (), executor: Any = None) -> GridSummary:
         """Run every cell not yet in the store; see :func:`run_grid`."""
         t_start = time.perf_counter()
         retry = {to_status(s).value for s in retry_statuses}
-        done = self.store.done_keys()
+        done = self._require_store().done_keys()
         if retry:
-            done -= self.store.done_keys(retry)
+            done -= self._require_store().done_keys(retry)
         todo: List[Cell] = []
         seen = set()
         for c in cells:
@@ -1039,6 +1111,9 @@ class Runner:
         counts: Dict[str, int] = {}
         lock = threading.Lock()
         bar = _Progress(len(todo), progress)
+        if executor is not None:
+            return self._run_executor(executor, [c for g in groups.values() for c in g], counts, bar,
+                                      skipped, len(cells), t_start)
 
         stop = threading.Event()
         errors: List[BaseException] = []
@@ -1090,6 +1165,28 @@ class Runner:
             raise errors[0]
         return GridSummary(counts, skipped, len(cells), time.perf_counter() - t_start)
 
+    def _run_executor(self, executor: Any, todo: List[Cell], counts: Dict[str, int], bar: "_Progress",
+                      skipped: int, total: int, t_start: float) -> GridSummary:
+        """Cells run by ``executor``; each result is stored here, once, in its own transaction."""
+        stored: set = set()
+        lock = threading.Lock()
+
+        def on_result(index: int, row: RunRecord, kept: Optional[Tuple[Prediction, Truth]] = None) -> None:
+            with lock:
+                if index in stored:  # a retried task whose first copy also answered: store a cell once
+                    return
+                stored.add(index)
+                status = self.commit(row, kept).status
+                assert status is not None
+                counts[status.value] = counts.get(status.value, 0) + 1
+            bar.advance(status.value)
+
+        try:
+            executor.run(todo, self.remote_factory(), on_result, self.failed_record)
+        finally:
+            bar.stop()
+        return GridSummary(counts, skipped, total, time.perf_counter() - t_start)
+
     def close(self) -> None:
         """Remove the dataset cache if the runner created it."""
         if self._own_cache:
@@ -1103,7 +1200,8 @@ def run_grid(cells: Sequence[Cell], registry: Any, store: Store, *, jobs: int = 
              cache_dir: Optional[str] = None, retry_statuses: Iterable[str] = (), suite: Optional[str] = None,
              scorer: Optional[Scorer] = None, load_timeout_s: Optional[float] = 600.0,
              launcher: Optional[Callable[[Any], WorkerLaunch]] = None,
-             cpdag_orientation: str = CPDAG_ORIENTATIONS[0], cpdag_repair: str = CPDAG_REPAIRS[0]) -> GridSummary:
+             cpdag_orientation: str = CPDAG_ORIENTATIONS[0], cpdag_repair: str = CPDAG_REPAIRS[0],
+             executor: Any = None) -> GridSummary:
     """Run a grid of cells and store one row per cell.
 
     Args:
@@ -1141,6 +1239,8 @@ def run_grid(cells: Sequence[Cell], registry: Any, store: Store, *, jobs: int = 
             ``cpdag_repaired``, scored) or ``"strict"`` (``invalid_output``). Both
             options are part of a CPDAG/PAG method's config hash and stored in
             the run's ``scoring`` column.
+        executor: run the cells elsewhere instead of in ``jobs`` local threads
+            (``arena run --cluster``; see "Executors" in the module docstring).
 
     Returns:
         :class:`GridSummary` of this invocation (skipped = already stored).
@@ -1158,6 +1258,6 @@ def run_grid(cells: Sequence[Cell], registry: Any, store: Store, *, jobs: int = 
                     scorer=scorer, load_timeout_s=load_timeout_s, suite=suite, launcher=launcher,
                     cpdag_orientation=cpdag_orientation, cpdag_repair=cpdag_repair)
     try:
-        return runner.run(cells, jobs=jobs, progress=progress, retry_statuses=retry_statuses)
+        return runner.run(cells, jobs=jobs, progress=progress, retry_statuses=retry_statuses, executor=executor)
     finally:
         runner.close()

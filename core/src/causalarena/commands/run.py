@@ -72,6 +72,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
                     help="skip the report extensions (e.g. arena-diagnosis's figures and index.html) after the "
                          "leaderboard; `arena report` runs them later")
     sp.add_argument("--strict", action="store_true", help="fail when a plugin does not import")
+    sp.add_argument("--cluster", metavar="SPEC",
+                    help="run the cells on a cluster through an executor plugin (arena-dask: local:N, a scheduler "
+                         "address tcp://HOST:PORT, slurm, pbs); the store stays here, one transaction per run")
+    sp.add_argument("--cluster-option", action="append", default=[], metavar="KEY=VALUE",
+                    help="an executor option, e.g. cores=4, memory=8GB, walltime=02:00:00, queue=short "
+                         "(repeatable; see the executor's README)")
+    sp.add_argument("--cluster-dry-run", action="store_true",
+                    help="print what --cluster would submit (a batch system's job script) and exit")
+    sp.add_argument("--executor", help="which installed executor serves --cluster (default: the only one)")
     sp.add_argument("--cpdag-orientation", default="mec", type=_policy, metavar="{mec,linear_extension}",
                     help="how CPDAG/PAG undirected edges are oriented before the directed metrics: mec (default: "
                          "a random member of the Markov equivalence class, seeded per cell) or linear_extension "
@@ -126,6 +135,42 @@ def _validate_run_args(args, registry) -> None:
     bad = [s for s in (_csv(args.retry) or []) if s not in STATUSES]
     if bad:
         raise UsageError(f"--retry: unknown status(es) {bad}; expected some of {list(STATUSES)}")
+    if (args.cluster_option or args.cluster_dry_run or args.executor) and not args.cluster:
+        raise UsageError("--cluster-option, --cluster-dry-run and --executor need --cluster SPEC")
+
+
+def _cluster_options(pairs) -> Dict[str, str]:
+    """``--cluster-option KEY=VALUE`` pairs as a dict (UsageError naming a malformed one)."""
+    out: Dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--cluster-option {pair!r}: expected KEY=VALUE, e.g. cores=4")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _executor(args, registry, console):
+    """The executor object for ``--cluster`` (None without it); UsageError when none or several are installed."""
+    if not args.cluster:
+        return None
+    infos = registry.executors
+    if not infos:
+        raise UsageError("--cluster needs an executor plugin; none is installed (pip install ./executors/dask)")
+    if args.executor:
+        if args.executor not in infos:
+            raise UsageError(f"--executor {args.executor!r} is not installed; installed: {sorted(infos)}")
+        info = infos[args.executor]
+    elif len(infos) == 1:
+        info = next(iter(infos.values()))
+    else:
+        raise UsageError(f"--cluster: several executors are installed {sorted(infos)}; choose one with --executor")
+    try:
+        return info.load()(args.cluster, _cluster_options(args.cluster_option), jobs=args.jobs,
+                           budget_s=args.budget, memory_mb=args.memory_mb,
+                           log=lambda text: console.print(text, highlight=False))
+    except ValueError as exc:
+        raise UsageError(f"--cluster {args.cluster!r}: {exc}") from exc
 
 
 def run(args: argparse.Namespace) -> int:
@@ -210,8 +255,15 @@ def _run(args: argparse.Namespace) -> int:
     skipped = 0
     elapsed = 0.0
     keys: set = set()
+    executor = _executor(args, registry, console)
+    if executor is not None and args.cluster_dry_run:
+        print(executor.dry_run())
+        executor.close()
+        return 0
     launcher = _isolation_launcher(args, registry, methods, console, python=args.python)
-    with _FolderLock(results), Store(str(results / STORE_NAME)) as store:
+    if executor is not None:
+        console.print(executor.start(), highlight=False)
+    with _FolderLock(results), Store(str(results / STORE_NAME)) as store, _closing(executor):
         for protocol, n in grids:
             if len(grids) > 1:
                 console.print(f"grid: protocol={protocol}" + (f", n={n}" if n else ""))
@@ -223,6 +275,7 @@ def _run(args: argparse.Namespace) -> int:
                 progress=not args.no_progress, cache_dir=str(results / "datasets"),
                 retry_statuses=tuple(_csv(args.retry) or ()), suite=suite.name if suite else None,
                 launcher=launcher, cpdag_orientation=args.cpdag_orientation, cpdag_repair=args.cpdag_repair,
+                executor=executor,
             )
             for k, v in summary.counts.items():
                 counts[k] = counts.get(k, 0) + v
@@ -243,6 +296,20 @@ def _run(args: argparse.Namespace) -> int:
                                {"analyses": None, "factors": None, "reference": None, "metrics": metrics})
     return 0
 
+
+
+class _closing:
+    """Close an executor (None: nothing) when the grid ends, also on an error."""
+
+    def __init__(self, executor) -> None:
+        self.executor = executor
+
+    def __enter__(self):
+        return self.executor
+
+    def __exit__(self, *exc) -> None:
+        if self.executor is not None:
+            self.executor.close()
 
 
 def _find_suite(registry, name: str):
