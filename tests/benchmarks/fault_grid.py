@@ -148,9 +148,12 @@ class AllocatesAtOnce(Method):
 class AllocatesGradually(Method):
     def fit(self, dataset):
         blocks = []
-        for _ in range(30):  # 100 MB at a time, up to 3 GB: the RSS monitor kills it at the cap
-            blocks.append(np.ones(100 * 1024 * 1024 // 8))  # (or, if it grows faster than the 0.1 s polls,
-            time.sleep(0.01)  # the RLIMIT_AS backstop raises MemoryError: oom either way)
+        # 200 MB at a time, up to 3 GB: the RSS monitor kills it at the cap (or, if it grows faster than the
+        # 0.1 s polls, the RLIMIT_AS backstop raises MemoryError: oom either way). 200 MB, not 100: on a
+        # loaded machine 100 MB steps once took longer than the 3 s budget (timeout instead of oom)
+        for _ in range(15):
+            blocks.append(np.ones(200 * 1024 * 1024 // 8))
+            time.sleep(0.01)
         self.adjacency_ = TRUTH.copy()
         return self
 
