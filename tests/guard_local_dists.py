@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
-PREFIXES = ("causal-arena", "arena-method-", "arena-family-", "arena-sandbox", "arena-contrib-", "arena-cards", "arena-diagnosis")
+PREFIXES = ("causal-arena", "arena-method-", "arena-family-", "arena-sandbox", "arena-contrib-", "arena-cards", "arena-diagnosis", "arena-dask")
 
 
 def main() -> int:
