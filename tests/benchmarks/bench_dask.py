@@ -52,7 +52,6 @@ class Instant(Method):
 
 def _cells(method, n_cells):
     from arena_family_synthetic.family import generate_spec
-
     from causalarena.family import SCMInstance
     from causalarena.runner import make_cells
 

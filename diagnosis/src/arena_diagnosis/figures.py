@@ -1044,7 +1044,7 @@ def id_ood_bars(axes_frame: pd.DataFrame, out_dir: PathLike, stem: str = "id_ood
     panels[0].set_ylim(n_m - 0.5, -0.5)
     handles = [_patch(_ID_COLOUR, "ID (inside documented prior)"), _patch(_OOD_COLOUR, "OOD (held out)"),
                Line2D([], [], color=_REF_COLOUR, linewidth=2.0, label="reference mean (same slice)"),
-               Line2D([], [], linestyle="none", marker="$\\%$", color="0.2", label="$R^{\\mathrm{OOD}}$ (Eq. 8), % of reference")]
+               Line2D([], [], linestyle="none", marker="$\\%$", color="0.2", label="$R^{\\mathrm{OOD}}$ (Eq. 8): % above (+) / below (−) the reference")]
     fig.legend(handles=handles, loc="outside lower center", ncols=4, fontsize=8)
     fig.suptitle("Pretraining exposure: ID vs OOD F1 per factor axis (obs-only)", fontsize=11)
     return _save(fig, out_dir, stem)

@@ -417,9 +417,17 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
             ex = A.exposure(runs, _priors(ctx, runs), reference=reference)
             out.csv("exposure_skipped", ex.skipped)
             if len(ex.summary) == 0:
-                names = ", ".join(ex.skipped["method"]) if len(ex.skipped) else "none"
-                out.skip("pretraining exposure", f"no method in the store declares a pretraining prior "
-                         f"(MethodInfo.prior); left out: {names}")
+                from .exposure import NO_PRIOR
+
+                reasons = {m: r for m, r in zip(ex.skipped["method"], ex.skipped["reason"])}
+                with_prior = {m: r for m, r in reasons.items() if r != NO_PRIOR}
+                if with_prior:  # a method declares a prior but has nothing to analyse: say why, per method
+                    why = "; ".join(f"{m}: {r}" for m, r in sorted(with_prior.items()))
+                    out.skip("pretraining exposure", f"no method with a declared prior has runs to analyse ({why})")
+                else:
+                    names = ", ".join(sorted(reasons)) or "none"
+                    out.skip("pretraining exposure", f"no method in the store declares a pretraining prior "
+                             f"(MethodInfo.prior); left out: {names}")
                 return
             out.csv("exposure_coverage", ex.coverage, "Pretraining prior coverage (Fig. 14)")
             out.csv("exposure_axes", ex.axes, "ID / OOD F1 per axis (Eq. 8; Fig. 15)")

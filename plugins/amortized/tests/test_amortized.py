@@ -276,3 +276,40 @@ def test_a_bad_prior_names_the_file_and_field(tmp_path):
                  "splits: [obs]\n")
     with pytest.raises(ValueError, match="d_range"):
         load_prior(p)
+
+
+def test_the_checkpoint_from_the_environment_is_a_run_parameter_and_a_bad_one_is_env_error(tmp_path, monkeypatch):
+    from arena_family_synthetic.family import generate_spec
+    from causalarena.family import SCMInstance
+    from causalarena.plugins import get_registry
+    from causalarena.runner import make_cells, run_grid
+    from causalarena.store import Store
+
+    monkeypatch.setenv("CAUSALARENA_AMORTIZED_CHECKPOINT", str(tmp_path / "missing"))
+    method = get_registry().methods["amortized"]
+    assert method.params["checkpoint"] == str(tmp_path / "missing")  # so the config hash names the checkpoint
+    inst = SCMInstance(family="synthetic", scm_id="er-d10-000", spec=generate_spec("er-d10-000"), splits=("obs",),
+                       n_replicates=1)
+    with Store(str(tmp_path / "r.sqlite")) as st:
+        summary = run_grid(make_cells([inst], [method]), None, st, progress=False)
+        (row,) = st.rows()
+    assert summary.counts == {"env_error": 1}
+    assert "no config.json" in row["error"] and "$CAUSALARENA_AMORTIZED_CHECKPOINT" in row["error"]
+
+
+def test_train_command_errors_name_the_option(tmp_path, capsys):
+    from arena_method_amortized.train import main
+
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    cases = [
+        (["--prior", str(tmp_path), "--out", str(tmp_path / "o")], "--prior"),
+        (["--prior", PRIOR_FILE, "--out", str(afile)], "--out"),
+        (["--prior", PRIOR_FILE, "--out", str(tmp_path / "o"), "--from-checkpoint", str(tmp_path / "none")],
+         "--from-checkpoint"),
+        (["--prior", PRIOR_FILE, "--out", str(tmp_path / "o"), "--n-train", "0"], "--n-train must be at least 1"),
+    ]
+    for argv, needle in cases:
+        assert main(argv) == 2, argv
+        assert needle in capsys.readouterr().err, argv
+    assert not (tmp_path / "o").exists()  # nothing trained, nothing written

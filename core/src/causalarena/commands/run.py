@@ -286,6 +286,8 @@ def _run(args: argparse.Namespace) -> int:
         runs = store.runs_frame()
     done = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
     console.print(f"this invocation: {done}; skipped {skipped} already stored; {elapsed:.1f} s")
+    if skipped:
+        _hint_stored_failures(_only_keys(runs, keys), counts, console)
     metrics = tuple(_csv(args.metrics) or ("f1", "shd"))
     print_report(_only_keys(runs, keys), console=console, metrics=metrics)
     # the files describe the whole folder (every grid run into it), as `arena report` does
@@ -296,6 +298,21 @@ def _run(args: argparse.Namespace) -> int:
                                {"analyses": None, "factors": None, "reference": None, "metrics": metrics})
     return 0
 
+
+
+def _hint_stored_failures(grid_runs, counts, console) -> None:
+    """After a resume: how many of the grid's stored runs are failures this invocation did not rerun, and how."""
+    from ..records import FAILURE_STATUSES
+
+    if grid_runs is None or len(grid_runs) == 0:
+        return
+    names = {getattr(s, "value", s) for s in FAILURE_STATUSES}
+    stored = grid_runs["status"].astype(str).value_counts()
+    old = {k: int(v) - counts.get(k, 0) for k, v in stored.items() if k in names and int(v) - counts.get(k, 0) > 0}
+    if old:
+        listed = ", ".join(f"{v} {k}" for k, v in sorted(old.items()))
+        console.print(f"stored before and skipped: {listed}; `--retry {','.join(sorted(old))}` runs them again",
+                      highlight=False)
 
 
 class _closing:

@@ -171,13 +171,20 @@ class DaskExecutor:
     def _make_cluster(self, dry_run: bool = False) -> Any:
         import dask
 
-        dask.config.set({"distributed.scheduler.allowed-failures": self.retries})
+        # the worker's statistical profiler samples every 10 ms: CPU a method needs when every core fits a
+        # cell (measured: x1.75 -> see notes/issue-16.md); a task here only waits on its method worker's pipe
+        dask.config.set({"distributed.scheduler.allowed-failures": self.retries,
+                         "distributed.worker.profile.enabled": False,
+                         "distributed.admin.system-monitor.gil.enabled": False,
+                         "distributed.admin.system-monitor.interval": "2s"})
         if self.kind == "local":
             from distributed import LocalCluster
 
             dashboard = self.options.get("dashboard", "1") != "0" and _has_bokeh()
+            # memory_limit=0: Dask's own memory monitor (psutil every 100 ms) is off; the arena caps each
+            # method worker (--memory-mb), which is where a cell's memory goes
             return LocalCluster(n_workers=self.n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                dashboard_address="127.0.0.1:0" if dashboard else None)
+                                dashboard_address="127.0.0.1:0" if dashboard else None, memory_limit=0)
         import dask_jobqueue
 
         return getattr(dask_jobqueue, JOBQUEUE[self.kind])(**self._jobqueue_kwargs(dry_run))

@@ -19,7 +19,7 @@ from typing import Dict, Optional
 import numpy as np
 
 from causalarena.data import Dataset
-from causalarena.method import Method
+from causalarena.method import Method, MethodEnvironmentError
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 #: the checkpoint shipped in this package (trained by ``arena amortized-train`` on ``priors/er_sf_d10_20.yaml``)
@@ -35,13 +35,25 @@ def load_model(checkpoint: Optional[str] = None):
     """The :class:`.model.AmortizedModel` of a checkpoint folder, cached per absolute path (one per worker).
 
     Raises:
-        FileNotFoundError, ValueError: see :func:`.model.load_checkpoint`.
+        MethodEnvironmentError: the folder, a file of it or its content is
+            wrong (a setup fault: every cell ``env_error``); the message names
+            the folder and where it came from (option or environment variable).
     """
     from .model import load_checkpoint
 
+    env = os.environ.get(CHECKPOINT_ENV)
+    if env and (not checkpoint or os.path.abspath(checkpoint) == os.path.abspath(env)):
+        source = f"${CHECKPOINT_ENV}"  # the descriptor copies it into the run's parameters
+    else:
+        source = f"checkpoint={checkpoint}" if checkpoint else "the shipped default"
     path = os.path.abspath(checkpoint or os.environ.get(CHECKPOINT_ENV) or DEFAULT_CHECKPOINT)
     if path not in _CACHE:
-        _CACHE[path] = load_checkpoint(path)
+        try:
+            _CACHE[path] = load_checkpoint(path)
+        except Exception as exc:  # noqa: BLE001 - any unreadable checkpoint is the setup's fault, not the fit's
+            raise MethodEnvironmentError(f"{exc} (checkpoint from {source}; a checkpoint folder holds "
+                                         f"config.json, model.safetensors and prior.yaml, as written by "
+                                         f"arena amortized-train)") from exc
     return _CACHE[path]
 
 
@@ -75,7 +87,7 @@ class AmortizedMethod(Method):
 
         Raises:
             ValueError: threshold outside (0, 1); d < 2 or n < 5 (from the features).
-            FileNotFoundError: the checkpoint folder or a file of it is missing.
+            MethodEnvironmentError: the checkpoint cannot be loaded (see :func:`load_model`).
         """
         from .features import pair_features
         from .model import acyclic_decision

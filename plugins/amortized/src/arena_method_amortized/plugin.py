@@ -5,6 +5,7 @@ Cheap by contract: imports only the core's records and hook marker.
 
 from __future__ import annotations
 
+import os
 from typing import Iterator
 
 from causalarena.hookspecs import hookimpl
@@ -31,15 +32,25 @@ DEFAULT_PRIOR = PretrainingPrior(
 )
 
 
+#: read here too (not only in the worker), so a run's parameters — and its config hash — name the checkpoint
+CHECKPOINT_ENV = "CAUSALARENA_AMORTIZED_CHECKPOINT"
+
+
 @hookimpl
 def arena_methods() -> Iterator[MethodInfo]:
-    """Yield the amortized model's descriptor (DAG, probabilities as edge scores, obs and obs+int)."""
+    """Yield the amortized model's descriptor (DAG, probabilities as edge scores, obs and obs+int).
+
+    ``checkpoint`` is ``$CAUSALARENA_AMORTIZED_CHECKPOINT`` as an absolute path
+    when set (``arena run`` has no per-method options), so runs of another
+    checkpoint are other configurations: stored apart, never skipped as done.
+    """
+    env = os.environ.get(CHECKPOINT_ENV)
     yield MethodInfo(
         name="amortized",
         factory="arena_method_amortized.method:AmortizedMethod",
         output_kind="dag",
         supports_interventions=True,
-        params={"checkpoint": None, "threshold": None},
+        params={"checkpoint": os.path.abspath(env) if env else None, "threshold": None},
         description="amortized structure learner trained on the arena's own generator (er/sf, d 10-20): "
                     "pairwise and conditional statistics -> a small edge network; prior declared exactly",
         prior=DEFAULT_PRIOR,

@@ -213,6 +213,7 @@ def train(prior_path: str, out: str, settings: Optional[Dict[str, Any]] = None, 
 
     weights = os.path.join(out, WEIGHTS)
     save_file(tensors, weights)
+    os.chmod(weights, 0o644)  # safetensors writes 0600; a checkpoint is meant to be shared and shipped
     config: Dict[str, Any] = {
         "model": "arena-amortized", "feature_version": FEATURE_VERSION, "n_features": N_FEATURES,
         "hidden": int(s["hidden"]), "edge_layers": int(s["edge_layers"]), "head_layers": int(s["head_layers"]),
@@ -258,21 +259,51 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", type=int, default=2, help="processes generating data (default 2)")
 
 
-def run(args: argparse.Namespace) -> int:
-    """``arena amortized-train``: exit 0, or 2 on a bad prior / option (message on stderr)."""
+def _settings(args: argparse.Namespace) -> Dict[str, Any]:
+    """Training settings: ``--from-checkpoint``'s, then the options given.
+
+    Raises:
+        ValueError: an unreadable ``--from-checkpoint``, a setting below 1
+            (counts, epochs, batch, layers, hidden) or a negative rate; named.
+    """
     settings: Dict[str, Any] = {}
     if args.from_checkpoint:
-        with open(os.path.join(args.from_checkpoint, CONFIG), encoding="utf-8") as fh:
-            cfg = json.load(fh)
-        settings.update(cfg["training"])
-        settings.update({k: cfg[k] for k in ("hidden", "edge_layers", "head_layers")})
+        path = os.path.join(args.from_checkpoint, CONFIG)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                cfg = json.load(fh)
+            settings.update(cfg["training"])
+            settings.update({k: cfg[k] for k in ("hidden", "edge_layers", "head_layers")})
+        except (OSError, ValueError, KeyError) as exc:
+            raise ValueError(f"--from-checkpoint {args.from_checkpoint}: cannot read the training settings in "
+                             f"{path} ({type(exc).__name__}: {exc})") from exc
     for key in DEFAULTS:
-        value = getattr(args, key)
+        value = getattr(args, key, None)
         if value is not None:
             settings[key] = value
+    merged = {**DEFAULTS, **settings}
+    for key in ("n_train", "n_val", "epochs", "batch", "hidden", "edge_layers", "head_layers"):
+        if int(merged[key]) < 1:
+            raise ValueError(f"--{key.replace('_', '-')} must be at least 1, got {merged[key]}")
+    for key in ("lr", "weight_decay"):
+        if float(merged[key]) < 0 or (key == "lr" and float(merged[key]) == 0):
+            raise ValueError(f"--{key.replace('_', '-')} must be positive, got {merged[key]}")
+    return settings
+
+
+def run(args: argparse.Namespace) -> int:
+    """``arena amortized-train``: exit 0, or 2 on a bad prior, option or output folder (message on stderr)."""
     try:
+        settings = _settings(args)
+        if not os.path.isfile(args.prior):
+            raise ValueError(f"--prior {args.prior}: no such file" + (" (it is a folder)"
+                                                                        if os.path.isdir(args.prior) else ""))
+        if os.path.exists(args.out) and not os.path.isdir(args.out):
+            raise ValueError(f"--out {args.out}: exists and is not a folder")
+        if os.path.isfile(os.path.join(args.out, WEIGHTS)):
+            print(f"arena amortized-train: replacing the checkpoint in {args.out}", file=sys.stderr)
         train(args.prior, args.out, settings, jobs=max(1, int(args.jobs)))
-    except (FileNotFoundError, ValueError) as exc:
+    except (OSError, ValueError) as exc:
         print(f"arena amortized-train: {exc}", file=sys.stderr)
         return 2
     return 0

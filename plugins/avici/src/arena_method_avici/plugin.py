@@ -6,6 +6,7 @@ prior constant (not jax, not avici).
 
 from __future__ import annotations
 
+import os
 from typing import Iterator
 
 from causalarena.hookspecs import hookimpl
@@ -21,13 +22,18 @@ CITATION = (
 
 @hookimpl
 def arena_methods() -> Iterator[MethodInfo]:
-    """Yield the AVICI descriptor (interventional; edge probabilities thresholded at 0.5, App. B.4)."""
+    """Yield the AVICI descriptor (interventional; edge probabilities thresholded at 0.5, App. B.4).
+
+    ``checkpoint`` is ``$CAUSALARENA_AVICI_CHECKPOINT`` (absolute) when set, so a
+    run's parameters and config hash name the checkpoint it used.
+    """
+    env = os.environ.get("CAUSALARENA_AVICI_CHECKPOINT")
     yield MethodInfo(
         name="avici",
         factory="arena_method_avici.method:AVICI",
         output_kind="dag",
         supports_interventions=True,
-        params={"checkpoint": "", "download": "", "threshold": 0.5, "expects_counts": False,
+        params={"checkpoint": os.path.abspath(env) if env else "", "download": "", "threshold": 0.5, "expects_counts": False,
                 "pad_sizes": [10, 20, 30, 50, 100], "acyclic": True},
         citation=CITATION,
         description="AVICI (avici 1.0.7): a pretrained amortized structure learner; checkpoint=PATH (the "
