@@ -10,6 +10,7 @@ runs one of a family's named studies (:attr:`Family.suites
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from typing import Any, Dict
@@ -261,9 +262,10 @@ def _run(args: argparse.Namespace) -> int:
         executor.close()
         return 0
     launcher = _isolation_launcher(args, registry, methods, console, python=args.python)
-    if executor is not None:
-        console.print(executor.start(), highlight=False)
-    with _FolderLock(results), Store(str(results / STORE_NAME)) as store, _closing(executor):
+    closing = contextlib.nullcontext() if executor is None else contextlib.closing(executor)
+    with _FolderLock(results), Store(str(results / STORE_NAME)) as store, closing:
+        if executor is not None:
+            console.print(_start_executor(executor, args.cluster), highlight=False)
         for protocol, n in grids:
             if len(grids) > 1:
                 console.print(f"grid: protocol={protocol}" + (f", n={n}" if n else ""))
@@ -306,27 +308,22 @@ def _hint_stored_failures(grid_runs, counts, console) -> None:
 
     if grid_runs is None or len(grid_runs) == 0:
         return
-    names = {getattr(s, "value", s) for s in FAILURE_STATUSES}
     stored = grid_runs["status"].astype(str).value_counts()
-    old = {k: int(v) - counts.get(k, 0) for k, v in stored.items() if k in names and int(v) - counts.get(k, 0) > 0}
+    old = {k: int(v) - counts.get(k, 0) for k, v in stored.items()
+           if k in FAILURE_STATUSES and int(v) - counts.get(k, 0) > 0}
     if old:
         listed = ", ".join(f"{v} {k}" for k, v in sorted(old.items()))
         console.print(f"stored before and skipped: {listed}; `--retry {','.join(sorted(old))}` runs them again",
                       highlight=False)
 
 
-class _closing:
-    """Close an executor (None: nothing) when the grid ends, also on an error."""
-
-    def __init__(self, executor) -> None:
-        self.executor = executor
-
-    def __enter__(self):
-        return self.executor
-
-    def __exit__(self, *exc) -> None:
-        if self.executor is not None:
-            self.executor.close()
+def _start_executor(executor, spec: str) -> str:
+    """Start or reach the cluster; a cluster that cannot be reached is a usage error naming it (nothing ran)."""
+    try:
+        return executor.start()
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise UsageError(f"--cluster {spec!r}: cannot start or reach the cluster ({type(exc).__name__}: {exc})") \
+            from exc
 
 
 def _find_suite(registry, name: str):
