@@ -313,3 +313,12 @@ def test_train_command_errors_name_the_option(tmp_path, capsys):
         assert main(argv) == 2, argv
         assert needle in capsys.readouterr().err, argv
     assert not (tmp_path / "o").exists()  # nothing trained, nothing written
+
+
+@pytest.mark.parametrize("n_int", [0, 400])
+def test_a_known_chain_is_recovered_in_the_arenas_orientation(n_int):
+    """Case I7: chain 0 → 1 → 2, n = 2000, non-Gaussian noise: exactly the chain, row = parent (obs and obs+int)."""
+    ds = make_chain_dataset(d=3, n=2000, seed=1, n_int=n_int, standardise=True)
+    m = AmortizedMethod().fit(ds)
+    np.testing.assert_array_equal(m.adjacency_, [[0, 1, 0], [0, 0, 1], [0, 0, 0]])
+    assert m.edge_scores_[0, 1] > m.edge_scores_[1, 0] and m.edge_scores_[1, 2] > m.edge_scores_[2, 1]
