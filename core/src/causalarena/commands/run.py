@@ -288,10 +288,11 @@ def _run(args: argparse.Namespace) -> int:
         runs = store.runs_frame()
     done = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
     console.print(f"this invocation: {done}; skipped {skipped} already stored; {elapsed:.1f} s")
+    grid_runs = _only_keys(runs, keys)
     if skipped:
-        _hint_stored_failures(_only_keys(runs, keys), counts, console)
+        _hint_stored_failures(grid_runs, counts, console)
     metrics = tuple(_csv(args.metrics) or ("f1", "shd"))
-    print_report(_only_keys(runs, keys), console=console, metrics=metrics)
+    print_report(grid_runs, console=console, metrics=metrics)
     # the files describe the whole folder (every grid run into it), as `arena report` does
     paths = _write_report_files(write_report, runs, results, metrics, console)
     console.print("wrote " + ", ".join(str(p) for p in paths.values()) + " (every run stored in this folder)")

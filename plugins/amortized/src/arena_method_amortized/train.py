@@ -107,14 +107,14 @@ def build_net(hidden: int, edge_layers: int, head_layers: int):
     import torch
     from torch import nn
 
-    def mlp(widths: Sequence[int], relu_last: bool) -> nn.ModuleList:
+    def mlp(widths: Sequence[int]) -> nn.ModuleList:
         return nn.ModuleList(nn.Linear(widths[k], widths[k + 1]) for k in range(len(widths) - 1))
 
     class Net(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.edge = mlp([N_FEATURES] + [hidden] * edge_layers, True)
-            self.head = mlp([6 * hidden] + [hidden] * (head_layers - 1) + [1], False)
+            self.edge = mlp([N_FEATURES] + [hidden] * edge_layers)  # ReLU after every layer (forward)
+            self.head = mlp([6 * hidden] + [hidden] * (head_layers - 1) + [1])  # ReLU between layers
 
         def forward(self, f, valid, sizes):
             e = f
