@@ -256,5 +256,5 @@ def test_a_store_with_the_pre_refactor_schema_opens_and_resumes(tmp_path):
     # added is the later `scoring` column (issue 12, the CPDAG scoring policy), appended on open
     con = sqlite3.connect(path)
     assert con.execute("SELECT sql FROM sqlite_master WHERE name = 'runs'").fetchone()[0] == \
-        PRE_REFACTOR_SCHEMA.replace("isolation TEXT,", "isolation TEXT, scoring TEXT,")
+        PRE_REFACTOR_SCHEMA.replace("isolation TEXT,", "isolation TEXT, scoring TEXT, task TEXT,")
     con.close()

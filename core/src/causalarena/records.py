@@ -16,11 +16,13 @@ from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Type
 
 import attrs
 
-__all__ = ["COMPONENT_KINDS", "FAILURE_STATUSES", "OUTPUT_KINDS", "PRIOR_AXES", "RECORD_TYPES", "STATUSES",
+__all__ = ["COMPONENT_KINDS", "TASKS", "FAILURE_STATUSES", "OUTPUT_KINDS", "PRIOR_AXES", "RECORD_TYPES", "STATUSES",
            "CommandInfo", "ComponentInfo", "FamilyInfo", "InterventionInfo", "IsolationInfo", "MethodInfo",
            "MetricInfo", "PretrainingPrior", "ReportContext", "ReportInfo", "ExecutorInfo", "Status", "resolve"]
 
 OUTPUT_KINDS = ("dag", "cpdag", "pag")
+#: the tasks a record may serve (:mod:`causalarena.effect`)
+TASKS = ("discovery", "effect")
 
 
 class Status(str, enum.Enum):
@@ -202,14 +204,23 @@ class MethodInfo:
             (:class:`PretrainingPrior`); ``None`` (default) for methods that
             are not pretrained, or whose prior is not declared: the exposure
             analysis leaves them out.
+        task: the task the method serves, ``"discovery"`` (default: a graph
+            from a table) or ``"effect"`` (a CATE or bounds at query units;
+            :mod:`causalarena.effect`); a method is only paired with
+            instances of its task.
+        views: for an effect method, the views (an effect instance's splits,
+            e.g. ``("bd",)``) it supports; a cell on another view is
+            ``unsupported`` (missing, not failed). Empty: every view.
         distribution, version: filled by the plugin manager (kept when the
             record already names them, as sandbox listings do).
     """
 
     name: str = attrs.field(validator=_check_name)
     factory: str
+    task: str = attrs.field(default="discovery", validator=attrs.validators.in_(TASKS))
+    views: tuple = attrs.field(default=(), converter=tuple)
     supports_interventions: bool = False
-    output_kind: str = attrs.field(default="dag", validator=attrs.validators.in_(OUTPUT_KINDS))
+    output_kind: str = attrs.field(default="dag", validator=attrs.validators.in_(OUTPUT_KINDS + ("effect",)))
     handles_missing: bool = False
     min_samples_factor: float = 0.0
     requires_full_rank: bool = False
@@ -235,12 +246,14 @@ class FamilyInfo:
         name: ``"synthetic"``, ``"semantic"``, ``"formula"``, ``"real"`` …
         factory: import path of a :class:`causalarena.family.Family` subclass.
         kind: ``"synthetic"``, ``"semantic"``, ``"formula"`` or ``"real"``.
+        task: ``"discovery"`` (default) or ``"effect"``: what its instances are for.
         description: one line shown by ``arena families``.
     """
 
     name: str = attrs.field(validator=_check_name)
     factory: str
     kind: str = "synthetic"
+    task: str = attrs.field(default="discovery", validator=attrs.validators.in_(TASKS))
     description: str = ""
     citation: str = ""
     distribution: str = ""
@@ -281,14 +294,21 @@ class MetricInfo:
         name: column name in the result store (``"f1"``, ``"shd"`` …).
         factory: import path of ``f(true_adjacency, adjacency, edge_scores) ->
             float | None`` (d × d arrays, row = parent); ``None`` = undefined.
+            An ``"effect"`` metric's factory is ``f(oracle, prediction) -> float | None``
+            (:class:`causalarena.effect.EffectOracle`, :class:`~causalarena.effect.EffectPrediction`).
         higher_is_better: direction for rankings.
         needs_scores: only computed when the method returned edge scores.
+        task: ``"discovery"`` (default) or ``"effect"``: the runs it scores.
+        paired: an effect metric computed by the report on a pair of runs
+            (a world and its Stay / Move variant) from stored estimates, not per run.
     """
 
     name: str = attrs.field(validator=_check_name)
     factory: str
     higher_is_better: bool = True
     needs_scores: bool = False
+    task: str = attrs.field(default="discovery", validator=attrs.validators.in_(TASKS))
+    paired: bool = False
     description: str = ""
     distribution: str = ""
     version: str = ""

@@ -73,6 +73,8 @@ import numpy as np
 from .checks import check_input, check_output
 from .conventions import CPDAG_ORIENTATIONS, CPDAG_REPAIRS
 from .data import Dataset, Prediction
+from .effect import (EffectOracle, EffectPrediction, check_effect_input, check_effect_output, effect_metrics,
+                     task_of)
 from .isolation import IsolationError, WorkerLaunch, local_launch
 from .metrics import repair_cpdag_cycles, scoring_config
 from .predictions import Truth, as_adjacency, node_tags
@@ -112,13 +114,17 @@ def make_cells(instances: Iterable[Any], methods: Iterable[Any],
 
     Only splits an instance provides (``instance.splits``) and replicates
     below ``instance.n_replicates`` are included; ``splits`` / ``replicates``
-    restrict further. Cells are ordered method-major.
+    restrict further. A method is paired only with instances of its task
+    (``MethodInfo.task`` and ``instance.task``, :mod:`causalarena.effect`;
+    both ``"discovery"`` unless they say otherwise). Cells are ordered method-major.
     """
     methods = list(methods)
     instances = list(instances)
     cells = []
     for m in methods:
         for inst in instances:
+            if task_of(inst) != task_of(m):
+                continue
             for split in inst.splits:
                 if splits is not None and split not in splits:
                     continue
@@ -854,6 +860,7 @@ class Runner:
             raise harness_fault(f"cannot create the dataset cache {cache_dir or tempfile.gettempdir()}", exc,
                                 cache_dir) from exc
         self.cache = _DatasetCache(self.cache_dir, standardise, protocol, n)
+        self.metrics: Mapping[str, Any] = metrics if metrics is not None else {}
         if scorer is None:
             scorer = default_scorer(metrics if metrics is not None else {}, cpdag_orientation)
         self.scorer = scorer
@@ -877,7 +884,7 @@ class Runner:
                          params=dict(m.params), output_kind=m.output_kind, standardise=self.standardise,
                          protocol=self.protocol, method_version=getattr(m, "version", "") or None,
                          n_override=self.n, suite=self.suite, factors=_scalar_factors(cell.instance),
-                         started_at=_now(), flags=[], metrics={},
+                         started_at=_now(), flags=[], metrics={}, task=task_of(m),
                          scoring=scoring_config(m.output_kind, self.cpdag_orientation, self.cpdag_repair))
 
     def failed_record(self, cell: Cell, error: str) -> RunRecord:
@@ -908,13 +915,19 @@ class Runner:
         row, kept = self.execute_cell(cell, slot)
         return self.commit(row, kept)
 
-    def commit(self, row: RunRecord, kept: Optional[Tuple[Prediction, Truth]] = None) -> RunRecord:
+    def commit(self, row: RunRecord, kept: Optional[Tuple[Any, Any]] = None) -> RunRecord:
         """Store a run (with its scored prediction and truth when kept), in one transaction.
+
+        ``kept`` is ``(Prediction, Truth)`` of a discovery run or
+        ``(EffectPrediction, EffectOracle)`` of an effect run.
 
         Raises:
             causalarena.store.StoreError: the store cannot be written (a MachineFault).
         """
         store = self._require_store()
+        if kept is not None and row.status is Status.OK and isinstance(kept[0], EffectPrediction):
+            store.record(row, estimate=kept)
+            return row
         if kept is not None and row.status is Status.OK:
             try:  # the run, its scored DAG and its truth in one transaction
                 store.record(row, prediction=kept[0], truth=kept[1])
@@ -956,9 +969,11 @@ class Runner:
         row.finished_at = _now()
         return row, kept
 
-    def _run_cell(self, cell: Cell, slot: Dict[str, Any], row: RunRecord) -> Optional[Tuple[Prediction, Truth]]:
+    def _run_cell(self, cell: Cell, slot: Dict[str, Any], row: RunRecord) -> Optional[Tuple[Any, Any]]:
         """Fill ``row``; for a scored ``ok`` run return what to keep: the scored prediction and its truth."""
         m = cell.method
+        if task_of(m) == "effect":
+            return self._run_effect_cell(cell, slot, row)
         if cell.split == "obs_int" and not m.supports_interventions:
             row.status, row.wall_seconds = Status.UNSUPPORTED, 0.0
             row.error = f"method {m.name!r} does not support interventions (obs+int split is missing)"
@@ -1042,6 +1057,64 @@ class Runner:
             row.flags.append(f"prediction_not_kept: {exc}")
             return None
         return kept
+
+    def _run_effect_cell(self, cell: Cell, slot: Dict[str, Any], row: RunRecord
+                         ) -> Optional[Tuple[EffectPrediction, EffectOracle]]:
+        """An effect cell (:mod:`causalarena.effect`): view support, input checks, the fit in the
+        worker, output checks, then the effect metrics against the instance's oracle, which stays
+        in this process (the worker's ``.npz`` is the :class:`EffectDataset` alone)."""
+        m = cell.method
+        if m.views and cell.split not in m.views:
+            row.status, row.wall_seconds = Status.UNSUPPORTED, 0.0
+            row.error = (f"method {m.name!r} supports the view(s) {', '.join(m.views)}; "
+                         f"{cell.split!r} is missing (not a failure)")
+            return None
+        try:
+            dataset, path = self.cache.get(cell)
+        except MachineFault:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the family's generator raised: the cell's failure
+            row.status = Status.FAILED
+            row.error = f"dataset construction failed: {type(exc).__name__}: {exc}"
+            return None
+        row.n, row.d, row.seed = dataset.n, dataset.d, dataset.metadata.get("seed")
+        why = check_effect_input(dataset, m.handles_missing)
+        if why:
+            row.status, row.wall_seconds, row.error = Status.INVALID_INPUT, 0.0, why
+            return None
+        worker = self._worker_for(m, slot, row)
+        if worker is None:
+            return None
+        row.isolation = worker.launch.label
+        row.python = worker.info.get("python")
+        row.load_seconds = worker.load_seconds
+        worker.n_fits += 1
+        row.start_seconds, row.worker_id, row.worker_seq = worker.start_seconds, worker.worker_id, worker.n_fits
+        res = worker.fit(path, row.seed, self.budget_s, run_id="/".join(str(k) for k in self.key(cell)))
+        row.status = res["status"]
+        row.wall_seconds, row.fit_seconds = res["wall_seconds"], res["fit_seconds"]
+        row.peak_rss_mb, row.error, row.traceback = res["peak_rss_mb"], res["error"], res["traceback"]
+        if not worker.alive:
+            slot.pop("worker", None)
+            worker.close()
+        if row.status is not Status.OK:
+            return None
+        try:
+            pred = EffectPrediction.from_json(res["prediction"])
+        except Exception as exc:  # noqa: BLE001
+            row.status = Status.INVALID_OUTPUT
+            row.error = f"estimate not decodable: {type(exc).__name__}: {exc}"
+            return None
+        bad = check_effect_output(pred, dataset)
+        if bad:
+            row.status, row.error = Status.INVALID_OUTPUT, bad
+            return None
+        oracle = cell.instance.oracle(cell.split, cell.replicate, n=self.n)
+        if not np.array_equal(oracle.query_ids, dataset.query_ids):  # the family's own contract
+            raise RuntimeError(f"{cell.family}/{cell.instance.scm_id}: the oracle's query ids differ from the "
+                               f"dataset's ({cell.split}, replicate {cell.replicate})")
+        row.metrics = effect_metrics(oracle, pred, self.metrics)
+        return pred, oracle
 
     def _worker_for(self, m: Any, slot: Dict[str, Any], row: RunRecord) -> Optional[WorkerHandle]:
         key = (m.name, m.factory, json.dumps(dict(m.params), sort_keys=True, default=str))

@@ -146,6 +146,8 @@ class RunRecord:
             hash); ``None`` for a ``dag`` output and for rows stored before it
             existed (those CPDAG runs used ``orientation=linear_extension,
             cpdag_repair=strict``).
+        task: ``"discovery"`` or ``"effect"`` (:mod:`causalarena.effect`);
+            ``None`` in rows stored before tasks existed (all discovery).
     """
 
     family: str
@@ -184,6 +186,7 @@ class RunRecord:
     worker_seq: Optional[int] = None
     isolation: Optional[str] = None
     scoring: Optional[str] = None
+    task: Optional[str] = None
 
     @classmethod
     def columns(cls) -> Tuple[str, ...]:

@@ -40,7 +40,7 @@ from .runs import KEY_COLUMNS, Key, RunRecord, to_status
 if TYPE_CHECKING:
     from .data import Prediction
 
-__all__ = ["COLUMNS", "KEY_COLUMNS", "PREDICTION_COLUMNS", "MACHINE_FAULT_EXIT", "Key", "MachineFault", "RunRecord", "STATUSES", "Store",
+__all__ = ["COLUMNS", "KEY_COLUMNS", "PREDICTION_COLUMNS", "ESTIMATE_ARRAYS", "MACHINE_FAULT_EXIT", "Key", "MachineFault", "RunRecord", "STATUSES", "Store",
            "StoreError", "config_hash", "store_error"]
 
 #: column name → SQL type, in table order (the attributes of :class:`~causalarena.runs.RunRecord`,
@@ -85,6 +85,8 @@ COLUMNS = {
     "isolation": "TEXT",       # none | venv:<env key> | docker:<image> — where the worker ran
     # added with the CPDAG scoring policies (issue 12); NULL for DAG outputs and older rows
     "scoring": "TEXT",         # "orientation=mec, cpdag_repair=undirect_cycles" (metrics.scoring_config)
+    # added with the effect-estimation task (issue 15); NULL in older rows (discovery)
+    "task": "TEXT",            # discovery | effect
 }
 
 #: the ``predictions`` table (one row per ``ok`` run, keyed like the run); ``adjacency`` is the scored
@@ -95,6 +97,14 @@ _PREDICTIONS_SQL = (f"CREATE TABLE IF NOT EXISTS predictions (\n  {', '.join(f'{
 #: the ``truths`` table: one row per distinct true graph (:class:`causalarena.predictions.Truth`)
 _TRUTHS_SQL = ("CREATE TABLE IF NOT EXISTS truths (truth_id TEXT PRIMARY KEY, d INTEGER NOT NULL, "
                "columns TEXT NOT NULL, adjacency BLOB NOT NULL, node_tags TEXT)")
+#: the ``estimates`` table: one row per ``ok`` effect run (keyed like the run): the query ids, the method's
+#: τ̂ or bounds and the oracle at the same queries (harness side; for the report's Stay / Move pairing),
+#: each a float64 / int64 ``.npy`` blob, zlib-compressed (:func:`_pack` / :func:`_unpack`)
+_ESTIMATES_SQL = (f"CREATE TABLE IF NOT EXISTS estimates (\n  {', '.join(f'{k} {COLUMNS[k]}' for k in KEY_COLUMNS)},"
+                  "\n  query_ids BLOB NOT NULL, cate BLOB, lower BLOB, upper BLOB, tau BLOB NOT NULL,"
+                  f"\n  tau_lower BLOB, tau_upper BLOB,\n  PRIMARY KEY ({', '.join(KEY_COLUMNS)}))")
+#: the array columns of :meth:`Store.estimates_frame`
+ESTIMATE_ARRAYS = ("query_ids", "cate", "lower", "upper", "tau", "tau_lower", "tau_upper")
 #: the columns of :meth:`Store.predictions_frame`
 PREDICTION_COLUMNS = (*KEY_COLUMNS, "kind", "adjacency", "edge_scores", "truth_id")
 
@@ -173,6 +183,32 @@ def store_error(path: str, action: str, exc: BaseException) -> StoreError:
 
 if tuple(COLUMNS) != RunRecord.columns():  # pragma: no cover - caught by the tests at once
     raise ImportError("causalarena.store.COLUMNS and causalarena.runs.RunRecord disagree on the run columns")
+
+
+def _pack(arr: Any) -> Optional[bytes]:
+    """A 1-D array as zlib-compressed ``.npy`` bytes (exact float64 / int64); None stays None."""
+    if arr is None:
+        return None
+    import io
+    import zlib
+
+    import numpy as np
+
+    buf = io.BytesIO()
+    np.save(buf, np.ascontiguousarray(arr), allow_pickle=False)
+    return zlib.compress(buf.getvalue(), 6)
+
+
+def _unpack(blob: Optional[bytes]) -> Any:
+    """Inverse of :func:`_pack`."""
+    if blob is None:
+        return None
+    import io
+    import zlib
+
+    import numpy as np
+
+    return np.load(io.BytesIO(zlib.decompress(blob)), allow_pickle=False)
 
 
 def config_hash(params: Dict[str, Any], standardise: bool, protocol: str = "default",
@@ -265,6 +301,7 @@ class Store:
                     self._conn.execute(f"ALTER TABLE runs ADD COLUMN {name} {sql_type.replace(' NOT NULL', '')}")
             self._conn.execute(_PREDICTIONS_SQL)  # an older store gets them empty
             self._conn.execute(_TRUTHS_SQL)
+            self._conn.execute(_ESTIMATES_SQL)
         except StoreError:
             self._conn.close()
             raise
@@ -287,7 +324,7 @@ class Store:
 
     # -- writing -------------------------------------------------------------
     def record(self, row: Union[RunRecord, Mapping[str, Any]], prediction: Optional["Prediction"] = None,
-               truth: Optional[Truth] = None) -> None:
+               truth: Optional[Truth] = None, estimate: Optional[Tuple[Any, Any]] = None) -> None:
         """Write one run in its own transaction (replacing the same key), with its prediction.
 
         ``row`` is a :class:`~causalarena.runs.RunRecord` or a column → value
@@ -301,6 +338,9 @@ class Store:
         scored against) go into the tables ``predictions`` and ``truths`` in
         the same transaction. Without a prediction, a stored prediction of this
         key (an ``ok`` run being rerun) is deleted in that transaction.
+        ``estimate`` = ``(EffectPrediction, EffectOracle)`` of an ``ok`` effect
+        run goes into the table ``estimates`` the same way
+        (:mod:`causalarena.effect`).
 
         Raises:
             KeyError: unknown columns (naming them), or a key column or the
@@ -320,11 +360,22 @@ class Store:
         statements: List[Tuple[str, List[Any]]] = [
             (f"INSERT OR REPLACE INTO runs ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})",
              [values[k] for k in names])]
+        where = " AND ".join(f"{k} = ?" for k in KEY_COLUMNS)
         if prediction is None:
-            where = " AND ".join(f"{k} = ?" for k in KEY_COLUMNS)
             statements.append((f"DELETE FROM predictions WHERE {where}", key))
         else:
             statements += self._prediction_statements(record, key, prediction, truth)
+        if estimate is None:
+            statements.append((f"DELETE FROM estimates WHERE {where}", key))
+        else:
+            if record.status is not Status.OK:
+                raise ValueError(f"Store.record: an estimate is kept for ok runs only, this run is {record.status}")
+            pred, oracle = estimate
+            blobs = [_pack(oracle.query_ids), _pack(pred.cate), _pack(pred.lower), _pack(pred.upper),
+                     _pack(oracle.tau), _pack(oracle.lower), _pack(oracle.upper)]
+            cols = (*KEY_COLUMNS, *ESTIMATE_ARRAYS)
+            statements.append((f"INSERT OR REPLACE INTO estimates ({', '.join(cols)}) "
+                               f"VALUES ({', '.join('?' for _ in cols)})", [*key, *blobs]))
         with self._lock:
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
@@ -554,6 +605,17 @@ class Store:
         present = self._has_table("truths")
         rows = self._query("SELECT truth_id, d, columns, adjacency, node_tags FROM truths") if present else []
         return {r[0]: Truth.decode(*r[1:]) for r in rows}
+
+    def estimates_frame(self) -> Any:
+        """The ``estimates`` table as a pandas DataFrame: the key columns, then
+        :data:`ESTIMATE_ARRAYS` as numpy arrays (``None`` where absent). Empty
+        (with those columns) for a store without effect runs."""
+        import pandas as pd
+
+        cols = (*KEY_COLUMNS, *ESTIMATE_ARRAYS)
+        rows = self._query(f"SELECT {', '.join(cols)} FROM estimates") if self._has_table("estimates") else []
+        k = len(KEY_COLUMNS)
+        return pd.DataFrame([list(r[:k]) + [_unpack(b) for b in r[k:]] for r in rows], columns=list(cols))
 
     def close(self) -> None:
         with self._lock:

@@ -341,14 +341,14 @@ class Worker:
 
         import numpy as np
 
-        from .data import Dataset
+        from .effect import load_dataset
         from .method import MethodEnvironmentError
 
         _reset_peak_rss()
         self._set_rlimit()
         t0 = time.perf_counter()
         try:
-            dataset = Dataset.load(req["dataset_path"])
+            dataset = load_dataset(req["dataset_path"])  # a discovery Dataset or an EffectDataset
             seed = req.get("seed")
             if seed is not None:
                 random.seed(seed)
