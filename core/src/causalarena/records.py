@@ -527,6 +527,11 @@ class ReportContext:
         """:meth:`causalarena.store.Store.truths`: ``truth_id`` → :class:`causalarena.predictions.Truth`."""
         return self._read("truths")
 
+    def estimates(self) -> Any:
+        """:meth:`causalarena.store.Store.estimates_frame`: one row per ``ok`` effect run, with
+        query ids, τ̂ / bounds and the oracle at the queries as arrays (empty without effect runs)."""
+        return self._read("estimates_frame")
+
     def missing_predictions(self) -> int:
         """``ok`` runs without a stored prediction (:meth:`causalarena.store.Store.missing_predictions`)."""
         return int(self._read("missing_predictions"))
