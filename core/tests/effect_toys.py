@@ -1,0 +1,116 @@
+"""A tiny effect world and effect methods for the core's effect-task tests.
+
+Workers import this module by its factory path (``effect_toys:LinearSLearner``), so
+tests pass ``env={"PYTHONPATH": TESTS_DIR}`` to the runner.
+
+The world (known answer): X ~ N(0, I_3), U ∈ {−1, +1}, T ~ Bernoulli(sigmoid(U)),
+Y = X₀ + 2U + τ(X) T + 0.1 ε with τ(x) = 1 + x₁. The back-door view keeps U; the
+hidden-confounder view does not, so a linear regression on (X, T, T·X) is biased there
+by the confounding E[U | T=1] − E[U | T=0] ≠ 0, and unbiased with U.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import attrs
+import numpy as np
+
+from causalarena.effect import EffectDataset, EffectInstance, EffectMethod, EffectOracle
+from causalarena.protocol import cell_seed
+from causalarena.records import MethodInfo
+
+TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+class ToyWorld(EffectInstance):
+    """One world, views ``bd`` (adds the confounder), ``hc`` (nothing) and ``fd`` (adds a mediator)."""
+
+    def __init__(self, scm_id: str = "toy-0", family: str = "toy_effect", n_context: int = 400, n_query: int = 50):
+        self.family, self.scm_id = family, scm_id
+        self.splits = ("bd", "hc", "fd")
+        self.n_replicates = 1
+        self.factors = {"world": scm_id}
+        self.n_context, self.n_query = n_context, n_query
+
+    def _units(self, replicate: int):
+        seed = cell_seed(self.family, self.scm_id, "world", replicate)
+        rng = np.random.default_rng(seed)
+        N = self.n_context + self.n_query
+        X = rng.normal(size=(N, 3))
+        U = rng.choice([-1.0, 1.0], size=N)
+        T = (rng.uniform(size=N) < 1 / (1 + np.exp(-U))).astype(np.int8)
+        tau = 1.0 + X[:, 1]
+        M = T + 0.5 * rng.normal(size=N)
+        Y = X[:, 0] + 2.0 * U + tau * T + 0.1 * rng.normal(size=N)
+        return seed, X, U, T, M, Y, tau
+
+    def dataset(self, split, replicate, standardise=True, protocol="default", n=None):
+        if split not in self.splits:
+            raise ValueError(f"unknown view {split!r}")
+        seed, X, U, T, M, Y, _ = self._units(replicate)
+        c, q = slice(0, n or self.n_context), slice(self.n_context, None)
+        aux = {"bd": {"confounder": U}, "fd": {"mediator": M}, "hc": {}}[split]
+        return EffectDataset(X=X[c], T=T[c], Y=Y[c], X_query=X[q], query_ids=np.arange(len(X))[q],
+                             unit_ids=np.arange(len(X))[c], view=split,
+                             auxiliary={r: a[c] for r, a in aux.items()},
+                             auxiliary_query={r: a[q] for r, a in aux.items()},
+                             metadata={"seed": seed, "family": self.family, "scm_id": self.scm_id, "split": split})
+
+    def oracle(self, split, replicate, n=None):
+        _, X, U, T, M, Y, tau = self._units(replicate)
+        q = slice(self.n_context, None)
+        return EffectOracle(query_ids=np.arange(len(X))[q], tau=tau[q])
+
+    def fingerprint(self):
+        return hashlib.sha256(f"toy-effect-1/{self.scm_id}".encode()).hexdigest()[:16]
+
+
+class LinearSLearner(EffectMethod):
+    """OLS of Y on (V, T, T·X) with V = X plus the view's confounder; τ̂(x) = coefficient of T + T·X."""
+
+    def fit(self, dataset):
+        roles = [r for r in ("confounder",) if r in dataset.auxiliary]
+        V = dataset.features(roles)
+        X = dataset.X
+        T = dataset.T.astype(float)[:, None]
+        design = np.hstack([np.ones((dataset.n, 1)), V, T, T * X])
+        coef = np.linalg.lstsq(design, dataset.Y, rcond=None)[0]
+        p = X.shape[1]
+        b_t, b_tx = coef[1 + V.shape[1]], coef[2 + V.shape[1]:2 + V.shape[1] + p]
+        self.cate_ = b_t + dataset.X_query @ b_tx
+        return self
+
+
+class ReturnsNaN(EffectMethod):
+    """τ̂ with a NaN at the first query: invalid output."""
+
+    def fit(self, dataset):
+        cate = np.zeros(dataset.q)
+        cate[0] = np.nan
+        self.cate_ = cate
+        return self
+
+
+class WrongLength(EffectMethod):
+    """One estimate too few."""
+
+    def fit(self, dataset):
+        self.cate_ = np.zeros(dataset.q - 1)
+        return self
+
+
+class RecordsInput(EffectMethod):
+    """Writes the names of the arrays and attributes it received to ``$EFFECT_TOY_LOG``; τ̂ = 0."""
+
+    def fit(self, dataset):
+        with open(os.environ["EFFECT_TOY_LOG"], "a") as fh:
+            fh.write(",".join(sorted(a.name for a in attrs.fields(type(dataset)))) + "\n")
+        self.cate_ = np.zeros(dataset.q)
+        return self
+
+
+def effect_info(name: str, cls: str, **kw) -> MethodInfo:
+    """An effect MethodInfo whose factory lives in this module."""
+    return MethodInfo(name=name, factory=f"effect_toys:{cls}", task="effect", output_kind="effect", **kw)

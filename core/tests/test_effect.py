@@ -1,0 +1,152 @@
+"""The effect-estimation task in the core: data model, metrics (known answers), runner, store, leak check."""
+
+from __future__ import annotations
+
+import glob
+import os
+
+import numpy as np
+import pytest
+from effect_toys import TESTS_DIR, ToyWorld, effect_info
+from fault_methods import ChainInstance, info
+
+from causalarena.effect import (EffectDataset, EffectOracle, EffectPrediction, bound_rmse, centred_cate_error,
+                                check_effect_output, containment, load_dataset, mean_effect_error,
+                                move_tracking_error, spehe2, stay_error)
+from causalarena.plugins import get_registry
+from causalarena.records import MethodInfo, Status
+from causalarena.runner import make_cells, run_grid
+from causalarena.store import Store
+
+ENV = {"PYTHONPATH": TESTS_DIR}
+
+
+def _oracle(tau, **kw):
+    return EffectOracle(query_ids=np.arange(len(tau)), tau=np.asarray(tau, float), **kw)
+
+
+def test_spehe2_and_its_exact_decomposition_by_hand():
+    o = _oracle([1.0, 2.0, 3.0])
+    flat = EffectPrediction(cate=np.array([2.0, 2.0, 2.0]))  # right mean, no heterogeneity
+    assert spehe2(o, flat) == pytest.approx(2 / 3)
+    assert mean_effect_error(o, flat) == pytest.approx(0.0)
+    assert centred_cate_error(o, flat) == pytest.approx(2 / 3)
+    shifted = EffectPrediction(cate=np.array([2.0, 3.0, 4.0]))  # right shape, mean off by 1
+    assert (spehe2(o, shifted), mean_effect_error(o, shifted), centred_cate_error(o, shifted)) == \
+        pytest.approx((1.0, 1.0, 0.0))
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        tau, cate = rng.normal(size=50), rng.normal(size=50) * 3 + 1
+        o, p = _oracle(tau), EffectPrediction(cate=cate)
+        assert spehe2(o, p) == pytest.approx(mean_effect_error(o, p) + centred_cate_error(o, p), rel=1e-12)
+    assert spehe2(o, EffectPrediction(lower=np.zeros(50), upper=np.ones(50))) is None
+
+
+def test_bound_metrics_by_hand():
+    o = _oracle([0.1, 0.2], lower=np.array([0.0, -0.5]), upper=np.array([0.5, 0.5]))
+    p = EffectPrediction(lower=np.array([0.1, -0.5]), upper=np.array([0.5, 0.1]))
+    # endpoint errors: (0.1, 0), (0, 0.4) -> sqrt((0.01 + 0.16) / 4)
+    assert bound_rmse(o, p) == pytest.approx(np.sqrt(0.17 / 4))
+    assert containment(o, p) == pytest.approx(0.5)  # 0.1 in [0.1, 0.5]; 0.2 not in [-0.5, 0.1]
+    p2 = EffectPrediction(lower=np.array([0.15, -0.5]), upper=np.array([0.5, 0.1]))
+    assert containment(o, p2) == pytest.approx(0.0)
+
+
+def test_stay_and_move_errors_by_hand():
+    assert stay_error([1.0, 2.0], [1.0, 4.0]) == pytest.approx(2.0)  # (0 + 4) / 2
+    # the true change is tau (Move doubles it); estimated changes 1 and 1 vs true 1 and 2
+    assert move_tracking_error([1.0, 2.0], [2.0, 3.0], [1.0, 2.0], [2.0, 4.0]) == pytest.approx(0.5)
+
+
+def test_effect_dataset_round_trips_byte_identically_and_names_bad_fields():
+    ds = ToyWorld().dataset("bd", 0)
+    blob = ds.to_npz_bytes()
+    back = EffectDataset.load(blob)
+    assert back.to_npz_bytes() == blob
+    np.testing.assert_array_equal(back.auxiliary["confounder"], ds.auxiliary["confounder"])
+    assert back.columns == {"covariates": ["x0", "x1", "x2"], "confounder": ["confounder"]}
+    with pytest.raises(ValueError, match=r"EffectDataset.T must be 0/1"):
+        EffectDataset(X=np.zeros((3, 1)), T=[0, 1, 2], Y=np.zeros(3), X_query=np.zeros((1, 1)), query_ids=[0])
+    with pytest.raises(ValueError, match=r"unknown role 'instrumentt'"):
+        EffectDataset(X=np.zeros((3, 1)), T=[0, 1, 1], Y=np.zeros(3), X_query=np.zeros((1, 1)), query_ids=[0],
+                      auxiliary={"instrumentt": np.zeros(3)})
+    with pytest.raises(ValueError, match=r"X_query must be \(q × 1\)"):
+        EffectDataset(X=np.zeros((3, 1)), T=[0, 1, 1], Y=np.zeros(3), X_query=np.zeros((1, 2)), query_ids=[0])
+    with pytest.raises(ValueError, match="gamma must be a sensitivity level"):
+        EffectDataset(X=np.zeros((3, 1)), T=[0, 1, 1], Y=np.zeros(3), X_query=np.zeros((1, 1)), query_ids=[0],
+                      target="bounds", assumption="msm", gamma=0.5)
+
+
+def test_check_effect_output_names_the_problem():
+    ds = ToyWorld(n_query=3).dataset("hc", 0)
+    assert check_effect_output(EffectPrediction(cate=np.zeros(3)), ds) is None
+    assert "non-finite" in check_effect_output(EffectPrediction(cate=np.array([0, np.inf, 0.0])), ds)
+    assert "shape (2,), expected (3,)" in check_effect_output(EffectPrediction(cate=np.zeros(2)), ds)
+    assert "no 'cate'" in check_effect_output(EffectPrediction(lower=np.zeros(3), upper=np.ones(3)), ds)
+
+
+def test_methods_are_paired_only_with_their_task():
+    world, chain = ToyWorld(), ChainInstance("chain-x", splits=("obs",), n_replicates=1)
+    cells = make_cells([world, chain], [effect_info("ols", "LinearSLearner"), info("chain", "Chain")])
+    assert sorted((c.method.name, c.instance.scm_id, c.split) for c in cells) == [
+        ("chain", "chain-x", "obs"), ("ols", "toy-0", "bd"), ("ols", "toy-0", "fd"), ("ols", "toy-0", "hc")]
+
+
+def test_an_effect_grid_runs_scores_stores_and_marks_unsupported_views(tmp_path):
+    world = ToyWorld()
+    methods = [effect_info("ols", "LinearSLearner", views=("bd", "hc")), effect_info("nan", "ReturnsNaN"),
+               effect_info("short", "WrongLength", views=("hc",))]
+    with Store(str(tmp_path / "r.sqlite")) as st:
+        run_grid(make_cells([world], methods), get_registry(), st, env=ENV, progress=False)
+        rows = {(r.method, r.split): r for r in st.records()}
+        est = st.estimates_frame()
+    status = {k: r.status for k, r in rows.items()}
+    assert status == {("ols", "bd"): Status.OK, ("ols", "hc"): Status.OK, ("ols", "fd"): Status.UNSUPPORTED,
+                      ("nan", "bd"): Status.INVALID_OUTPUT, ("nan", "hc"): Status.INVALID_OUTPUT,
+                      ("nan", "fd"): Status.INVALID_OUTPUT, ("short", "hc"): Status.INVALID_OUTPUT,
+                      ("short", "bd"): Status.UNSUPPORTED, ("short", "fd"): Status.UNSUPPORTED}
+    assert "supports the view(s) bd, hc; 'fd' is missing" in rows[("ols", "fd")].error
+    assert "1 non-finite value(s) of 50" in rows[("nan", "bd")].error
+    assert {r.task for r in rows.values()} == {"effect"}
+    bd, hc = rows[("ols", "bd")].metrics, rows[("ols", "hc")].metrics
+    # with U the OLS model is correctly specified: tiny error; without U the confounding 2U biases it
+    assert bd["spehe2"] < 0.01 < 0.5 < hc["spehe2"]
+    assert bd["spehe2"] == pytest.approx(bd["mean_effect_error"] + bd["centred_cate_error"], rel=1e-9)
+    assert bd["bound_rmse"] is None and rows[("ols", "bd")].n == 400 and rows[("ols", "bd")].d == 3
+    # the stored estimate and oracle are exactly what was scored
+    row = est[(est.method == "ols") & (est.split == "bd")].iloc[0]
+    oracle = world.oracle("bd", 0)
+    np.testing.assert_array_equal(row.tau, oracle.tau)
+    np.testing.assert_array_equal(row.query_ids, oracle.query_ids)
+    assert spehe2(oracle, EffectPrediction(cate=row.cate)) == bd["spehe2"]
+    assert len(est) == 2  # only ok runs keep an estimate
+
+
+def test_no_oracle_reaches_the_method_process(tmp_path, monkeypatch):
+    """The worker's .npz holds the EffectDataset only: no τ, no potential outcome, in any array."""
+    log = tmp_path / "received.txt"
+    world = ToyWorld()
+    cache = tmp_path / "cache"
+    with Store(str(tmp_path / "r.sqlite")) as st:
+        run_grid(make_cells([world], [effect_info("rec", "RecordsInput")]), get_registry(), st,
+                 env={**ENV, "EFFECT_TOY_LOG": str(log)}, progress=False, cache_dir=str(cache))
+        assert {(r.status, r.error) for r in st.records()} == {(Status.OK, None)}
+    tau = world.oracle("bd", 0).tau
+    files = glob.glob(os.path.join(cache, "*.npz"))
+    assert len(files) == 3
+    for path in files:
+        with np.load(path, allow_pickle=False) as z:
+            assert not {"tau", "mu0", "mu1", "y0", "y1", "ite"} & set(z.files)
+            for key in z.files:
+                arr = z[key]
+                if arr.dtype.kind == "f" and arr.size >= tau.size:
+                    assert not np.isin(np.round(tau, 12), np.round(arr.ravel(), 12)).any(), key
+        assert isinstance(load_dataset(path), EffectDataset)
+    received = log.read_text().split()
+    assert len(received) == 3 and not any("tau" in line or "oracle" in line for line in received)
+
+
+def test_effect_records_validate_the_task():
+    with pytest.raises(ValueError):
+        MethodInfo(name="x", factory="a:b", task="estimation")
+    assert MethodInfo(name="x", factory="a:b", task="effect", views=["bd"]).views == ("bd",)
