@@ -10,9 +10,20 @@ import pytest
 from effect_toys import TESTS_DIR, ToyWorld, effect_info
 from fault_methods import ChainInstance, info
 
-from causalarena.effect import (EffectDataset, EffectOracle, EffectPrediction, bound_rmse, centred_cate_error,
-                                check_effect_output, containment, load_dataset, mean_effect_error,
-                                move_tracking_error, spehe2, stay_error)
+from causalarena.effect import (
+    EffectDataset,
+    EffectOracle,
+    EffectPrediction,
+    bound_rmse,
+    centred_cate_error,
+    check_effect_output,
+    containment,
+    load_dataset,
+    mean_effect_error,
+    move_tracking_error,
+    spehe2,
+    stay_error,
+)
 from causalarena.plugins import get_registry
 from causalarena.records import MethodInfo, Status
 from causalarena.runner import make_cells, run_grid

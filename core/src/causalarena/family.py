@@ -180,7 +180,8 @@ class Family:
         out = []
         for inst in self.instances():
             error = getattr(inst, "error", None) or ""
-            d = None if error else int(inst.true_adjacency().shape[0])
+            effect = getattr(inst, "task", "discovery") == "effect"  # no graph: d is the covariates, unknown here
+            d = None if error or effect else int(inst.true_adjacency().shape[0])
             out.append(InstanceSummary(scm_id=inst.scm_id, d=d, splits=tuple(inst.splits),
                                        n_replicates=inst.n_replicates, error=str(error)))
         return out

@@ -33,6 +33,7 @@ T(k) = T_fixed + k·T_graph to the workers' nested-k cumulative times.
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 from pathlib import Path
@@ -421,6 +422,100 @@ def to_markdown(df: pd.DataFrame, index: bool = True) -> str:
     return "\n".join(lines) + "\n"
 
 
+# ---------------------------------------------------------------------------
+# tasks: discovery runs feed the leaderboard above, effect runs the effect table below
+# ---------------------------------------------------------------------------
+
+#: the metrics of the effect table (:mod:`causalarena.effect`), shown when present
+EFFECT_COLUMNS = ("spehe2", "mean_effect_error", "centred_cate_error", "bound_rmse", "containment")
+
+
+def task_runs(runs: pd.DataFrame, task: str) -> pd.DataFrame:
+    """The runs of one task (``"discovery"`` or ``"effect"``); rows stored before tasks existed
+    (no ``task`` column, or NULL) are discovery runs."""
+    if "task" not in runs.columns:
+        return runs if task == "discovery" else runs.iloc[0:0]
+    return runs[runs["task"].fillna("discovery").astype(str) == task]
+
+
+def _original_variant(runs: pd.DataFrame) -> pd.Series:
+    """True for runs on an unperturbed instance: a family marks the perturbed copies it offers for
+    paired analyses (CausalIDView's Stay / Move worlds) with the factor ``variant`` ≠ ``original``."""
+    def variant(text: Any) -> str:
+        try:
+            return str(json.loads(text).get("variant", "original")) if isinstance(text, str) else "original"
+        except ValueError:
+            return "original"
+
+    if "factors" not in runs.columns:
+        return pd.Series(True, index=runs.index)
+    return runs["factors"].map(variant) == "original"
+
+
+def effect_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """The effect-estimation table: one row per method × family × view (split).
+
+    Over the original instances (not a Stay / Move copy, see
+    :func:`_original_variant`) at the default context size (no ``--n``):
+    ``instances`` with an ``ok`` run, the mean and SD (ddof 0) over instances of
+    ``spehe2`` (each instance's replicate mean first, as the leaderboard does),
+    the means of its two parts ``mean_effect_error`` + ``centred_cate_error``
+    (they sum to ``spehe2_mean``), ``bound_rmse`` and ``containment`` for bounds
+    views, and the status counts ``ok``, ``unsupported`` and ``failures``.
+
+    Raises:
+        ValueError: missing columns or unknown statuses (as :func:`failure_table`).
+    """
+    runs = _prepare(task_runs(runs, "effect"), [])
+    runs = runs[_original_variant(runs)]
+    if "n_override" in runs.columns:
+        runs = runs[runs["n_override"].isna()]
+    cols = ["method", "family", "split", "instances", "spehe2_mean", "spehe2_sd", "mean_effect_error_mean",
+            "centred_cate_error_mean", "bound_rmse_mean", "containment_mean", "ok", "unsupported", "failures"]
+    if not len(runs):
+        return pd.DataFrame(columns=cols)
+    status = runs["status"].astype(str)
+    rows = []
+    for (method, family, split), g in runs.groupby(["method", "family", "split"], sort=True):
+        st = status.loc[g.index]
+        ok = g[st == Status.OK.value]
+        per = ok.groupby("scm_id")[[m for m in EFFECT_COLUMNS if m in ok.columns]].mean()
+        row: Dict[str, Any] = {"method": method, "family": family, "split": split, "instances": int(len(per)),
+                               "ok": int((st == Status.OK.value).sum()),
+                               "unsupported": int((st == Status.UNSUPPORTED.value).sum()),
+                               "failures": int(st.isin(FAILURE_STATUSES).sum())}
+        for m in EFFECT_COLUMNS:
+            values = per[m].dropna() if m in per.columns else pd.Series(dtype=float)
+            row[f"{m}_mean"] = float(values.mean()) if len(values) else math.nan
+            if m == "spehe2":
+                row["spehe2_sd"] = float(values.std(ddof=0)) if len(values) else math.nan
+        rows.append(row)
+    return pd.DataFrame(rows)[cols]
+
+
+def _effect_cell(row: pd.Series) -> str:
+    if row["ok"] == 0:
+        return MISSING + (f" {WARN}{row['failures']}" if row["failures"] else "")
+    if row["spehe2_mean"] == row["spehe2_mean"]:
+        text = f"{row['spehe2_mean']:.3f} ({row['spehe2_sd']:.3f})"
+    else:
+        text = f"{row['bound_rmse_mean']:.3f}" if row["bound_rmse_mean"] == row["bound_rmse_mean"] else MISSING
+    return text + (f" {WARN}{row['failures']}" if row["failures"] else "")
+
+
+def effect_leaderboard(runs: pd.DataFrame) -> pd.DataFrame:
+    """:func:`effect_table` as strings, methods × ``family/view``: ``"sPEHE² mean (sd)"`` for a
+    point view, the bound-endpoint RMSE for a bounds view, ``–`` unsupported, ``⚠k`` failures."""
+    table = effect_table(runs)
+    if not len(table):
+        return pd.DataFrame()
+    table["column"] = table["family"] + "/" + table["split"]
+    out = table.assign(text=table.apply(_effect_cell, axis=1)).pivot(index="method", columns="column",
+                                                                       values="text")
+    out.columns.name = None
+    return out.fillna(MISSING)
+
+
 def write_report(runs: pd.DataFrame, outdir: Any,
                  metrics: Sequence[str] = ("f1", "shd")) -> Dict[str, Path]:
     """Write the report files into ``outdir`` (created if needed).
@@ -444,6 +539,8 @@ def write_report(runs: pd.DataFrame, outdir: Any,
     """
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
+    all_runs, effect = runs, task_runs(runs, "effect")
+    runs = task_runs(runs, "discovery")
     numeric = leaderboard_numeric(runs, metrics)
     table = leaderboard(runs, metrics)
     failures = failure_table(runs)
@@ -454,7 +551,7 @@ def write_report(runs: pd.DataFrame, outdir: Any,
     slices = {key: sortability_table(runs, slice_by=key) for key in SORTABILITY_SLICES}
     slices = {key: t for key, t in slices.items() if len(t)}
     numeric.to_csv(paths["leaderboard.csv"], index=False)
-    for name, frame in (("leaderboard.parquet", numeric), ("runs.parquet", runs)):
+    for name, frame in (("leaderboard.parquet", numeric), ("runs.parquet", all_runs)):
         if not _write_parquet(frame, paths[name]):
             del paths[name]
     failures.to_csv(paths["failures.csv"], index=False)
@@ -476,6 +573,14 @@ def write_report(runs: pd.DataFrame, outdir: Any,
                to_markdown(sortab.round(3), index=False)]
         for key, t in slices.items():
             md += ["", f"### By {key}", "", to_markdown(t.round(3), index=False)]
+    if len(effect):
+        paths["effect.csv"] = outdir / "effect.csv"
+        effect_table(effect).to_csv(paths["effect.csv"], index=False)
+        md += ["", "# Effect estimation (sPEHE², CausalIDView App. E.1)", "",
+               "Cells: mean (sd) over instances of sPEHE² at the query units (bounds views: the "
+               "bound-endpoint RMSE); – = unsupported view or no ok run; ⚠k = k failed runs. "
+               "effect.csv has the decomposition into mean-effect and centred-CATE error.", "",
+               to_markdown(effect_leaderboard(effect))]
     paths["leaderboard.md"].write_text("\n".join(md), encoding="utf-8")
     return paths
 
@@ -514,6 +619,12 @@ def print_report(runs: pd.DataFrame, console: Optional[Any] = None,
     from rich.table import Table
 
     console = console or Console()
+    effect = task_runs(runs, "effect")
+    runs = task_runs(runs, "discovery")
+    if len(effect):
+        _print_effect(effect, console)
+        if not len(runs):
+            return
     table = leaderboard(runs, metrics)
     title = " / ".join(m.upper() if len(m) <= 4 else m for m in metrics)
     rich_table = Table(title=f"Leaderboard ({title}): mean (sd) over SCMs")
@@ -547,6 +658,32 @@ def print_report(runs: pd.DataFrame, console: Optional[Any] = None,
                            else f"{row['r2_sortability_mean']:.2f}",
                            f"[red]{row['flag']}[/red]" if row["flag"] else "")
         console.print(stable)
+
+
+def _print_effect(effect: pd.DataFrame, console: Any) -> None:
+    """The effect table (:func:`effect_leaderboard`) and its failures as rich tables."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = effect_leaderboard(effect)
+    if len(table):
+        rich = Table(title="Effect estimation: sPEHE² mean (sd) over worlds at the queries "
+                           "(bounds views: endpoint RMSE); – unsupported")
+        rich.add_column("method", style="bold")
+        for col in table.columns:
+            rich.add_column(str(col), justify="right")
+        for method, row in table.iterrows():
+            rich.add_row(escape(str(method)), *[escape(str(v)) for v in row.tolist()])
+        console.print(rich)
+    failures = failure_table(effect)
+    failed = failures[failures[list(FAILURE_STATUSES)].sum(axis=1) > 0]
+    if len(failed):
+        ftable = Table(title="Failed effect runs (status counts)")
+        for col in ["method", "family", "split", *FAILURE_STATUSES]:
+            ftable.add_column(col)
+        for _, row in failed.iterrows():
+            ftable.add_row(*[escape(str(row[c])) for c in ["method", "family", "split", *FAILURE_STATUSES]])
+        console.print(ftable)
 
 
 # ---------------------------------------------------------------------------

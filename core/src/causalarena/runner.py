@@ -73,8 +73,7 @@ import numpy as np
 from .checks import check_input, check_output
 from .conventions import CPDAG_ORIENTATIONS, CPDAG_REPAIRS
 from .data import Dataset, Prediction
-from .effect import (EffectOracle, EffectPrediction, check_effect_input, check_effect_output, effect_metrics,
-                     task_of)
+from .effect import EffectOracle, EffectPrediction, check_effect_input, check_effect_output, effect_metrics, task_of
 from .isolation import IsolationError, WorkerLaunch, local_launch
 from .metrics import repair_cpdag_cycles, scoring_config
 from .predictions import Truth, as_adjacency, node_tags

@@ -99,10 +99,14 @@ def _positive(name: str, value: Optional[float], integer: bool = False) -> None:
         raise UsageError(f"{name} must be {'a positive integer' if integer else '> 0'}, got {value}")
 
 
-def _validate_splits(text: Optional[str]) -> None:
-    """Raise :class:`UsageError` when ``--splits`` names a split that is not in :data:`~causalarena.family.SPLITS`."""
+def _validate_splits(text: Optional[str], allow_views: bool = False) -> None:
+    """Raise :class:`UsageError` when ``--splits`` names a split that is not in :data:`~causalarena.family.SPLITS`
+    (with ``allow_views``, any other name passes here: an effect family's views are checked once its
+    instances are listed)."""
     from ..family import SPLITS
 
+    if allow_views:
+        return
     unknown = [sp for sp in (_csv(text) or []) if sp not in SPLITS]
     if unknown:
         raise UsageError(f"--splits: unknown split(s) {unknown}; expected {list(SPLITS)}")

@@ -71,18 +71,20 @@ class KindListing:
         console = _console()
         table = Table(title=f"installed {kind}")
         if kind == "methods":
-            cols = ("name", "distribution", "version", "output", "interventions", "installed in", "description")
+            cols = ("name", "task", "distribution", "version", "output", "interventions / views", "installed in",
+                    "description")
             for c in cols:
                 table.add_column(c)
             for r in records:
-                table.add_row(r.name, r.distribution, r.version, r.output_kind,
-                              "yes" if r.supports_interventions else "no",
+                effect = r.task == "effect"
+                table.add_row(r.name, r.task, r.distribution, r.version, r.output_kind,
+                              (",".join(r.views) or "any") if effect else ("yes" if r.supports_interventions else "no"),
                               "sandbox" if r.environment == "venv" else "this env", r.description)
         else:
-            for c in ("name", "kind", "distribution", "version", "description"):
+            for c in ("name", "kind", "task", "distribution", "version", "description"):
                 table.add_column(c)
             for r in records:
-                table.add_row(r.name, r.kind, r.distribution, r.version, r.description)
+                table.add_row(r.name, r.kind, getattr(r, "task", ""), r.distribution, r.version, r.description)
         console.print(table)
         _print_errors(registry, console)
         return 0

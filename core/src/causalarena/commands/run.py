@@ -45,8 +45,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     sp = parser
     sp.add_argument("--methods", help="comma list (default: every installed method)")
     sp.add_argument("--families", help="comma list (default: every installed family)")
+    sp.add_argument("--task", choices=("discovery", "effect"),
+                    help="run only the methods and families of this task (default: both; each method is "
+                         "paired with the instances of its own task)")
     sp.add_argument("--scm", help="comma list of instance ids to keep")
-    sp.add_argument("--splits", help="comma list of obs, obs_int (default: both)")
+    sp.add_argument("--splits", help="comma list of obs, obs_int (default: both); for the effect task, views "
+                                     "(bd, fd, iv, px, hc …)")
     sp.add_argument("--replicates", type=int, help="replicates per split (default: the family's, 5 for SCMs)")
     add_family_option(sp, help="family option, e.g. synthetic.per_cell=3 or real.tables=data.csv=edges.csv")
     sp.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 1)), help="parallel workers")
@@ -115,7 +119,8 @@ def _validate_run_args(args, registry) -> None:
     _positive("--memory-mb", args.memory_mb)
     _positive("--n", args.n, integer=True)
     _positive("--replicates", args.replicates, integer=True)
-    _validate_splits(args.splits)
+    if args.task != "effect":  # an effect family's splits are its views, checked against its instances
+        _validate_splits(args.splits, allow_views=args.task is None)
     if args.protocol not in registry.interventions:
         raise UsageError(f"--protocol {args.protocol!r} is not installed; installed: {sorted(registry.interventions)} "
                          "(the App. A.2 protocol suite ships with arena-family-synthetic)")
@@ -205,6 +210,18 @@ def _run(args: argparse.Namespace) -> int:
     _validate_run_args(args, registry)
     methods = _select(registry.methods, _csv(args.methods), "method(s)")
     families = _select(registry.families, _csv(args.families), "family(ies)")
+    if args.task:
+        from ..effect import task_of
+
+        picked = [m for m in methods if task_of(m) == args.task]
+        if args.methods and len(picked) < len(methods):
+            other = [m.name for m in methods if task_of(m) != args.task]
+            raise UsageError(f"--task {args.task}: method(s) {other} serve another task")
+        methods = picked
+        families = [f for f in families if task_of(f) == args.task]
+        if not methods or not families:
+            raise UsageError(f"--task {args.task}: no installed {'method' if not methods else 'family'} serves "
+                             f"this task (`arena plugins` lists each record's task)")
     if not methods:
         raise UsageError("no method installed: pip install a plugin, e.g. plugins/pc")
     if not families:
@@ -237,9 +254,17 @@ def _run(args: argparse.Namespace) -> int:
         if args.replicates > most:
             raise UsageError(f"--replicates {args.replicates}: the selected instances provide at most {most} "
                              "(set synthetic.n_replicates to draw more)")
+    if splits:
+        offered = {sp for inst in instances for sp in inst.splits}
+        unknown = [sp for sp in splits if sp not in offered]
+        if unknown:
+            raise UsageError(f"--splits: unknown split(s) {unknown}; the selected instances offer "
+                             f"{sorted(offered)} (splits obs, obs_int; an effect family's views)")
     cells = make_cells(instances, methods, splits=splits, replicates=replicates)
     if not cells:
-        raise UsageError("the selection gives no cells (check --splits, --scm, --replicates)")
+        raise UsageError("the selection gives no cells (check --splits, --scm, --replicates, and that the "
+                         "selected methods and families serve the same task)")
+    _warn_unpaired(methods, instances, cells, console)
     results = _results_dir(args.results, create=True)
     what = f"suite {suite.name!r}: {len(grids)} grids × " if suite else ""
     def count(k: int, noun: str) -> str:
@@ -301,6 +326,18 @@ def _run(args: argparse.Namespace) -> int:
                                {"analyses": None, "factors": None, "reference": None, "metrics": metrics})
     return 0
 
+
+
+def _warn_unpaired(methods, instances, cells, console) -> None:
+    """Name the selected methods that got no cell because no selected instance serves their task."""
+    from ..effect import task_of
+
+    paired = {c.method.name for c in cells}
+    tasks = {task_of(i) for i in instances}
+    for m in methods:
+        if m.name not in paired and task_of(m) not in tasks:
+            console.print(f"[yellow]note[/yellow]: method {m.name!r} serves the {task_of(m)} task and no selected "
+                          f"family does: it is not run", highlight=False)
 
 
 def _hint_stored_failures(grid_runs, counts, console) -> None:
