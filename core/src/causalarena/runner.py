@@ -73,7 +73,15 @@ import numpy as np
 from .checks import check_input, check_output
 from .conventions import CPDAG_ORIENTATIONS, CPDAG_REPAIRS
 from .data import Dataset, Prediction
-from .effect import EffectOracle, EffectPrediction, check_effect_input, check_effect_output, effect_metrics, task_of
+from .effect import (
+    EffectDataset,
+    EffectOracle,
+    EffectPrediction,
+    check_effect_input,
+    check_effect_output,
+    effect_metrics,
+    task_of,
+)
 from .isolation import IsolationError, WorkerLaunch, local_launch
 from .metrics import repair_cpdag_cycles, scoring_config
 from .predictions import Truth, as_adjacency, node_tags
@@ -1069,13 +1077,19 @@ class Runner:
                          f"{cell.split!r} is missing (not a failure)")
             return None
         try:
-            dataset, path = self.cache.get(cell)
+            built, path = self.cache.get(cell)
         except MachineFault:
             raise
         except Exception as exc:  # noqa: BLE001 - the family's generator raised: the cell's failure
             row.status = Status.FAILED
             row.error = f"dataset construction failed: {type(exc).__name__}: {exc}"
             return None
+        if not isinstance(built, EffectDataset):
+            row.status = Status.FAILED
+            row.error = (f"dataset construction failed: {cell.family}/{cell.instance.scm_id} serves the effect task "
+                         f"but built a {type(built).__name__}, not an EffectDataset")
+            return None
+        dataset = built
         row.n, row.d, row.seed = dataset.n, dataset.d, dataset.metadata.get("seed")
         why = check_effect_input(dataset, m.handles_missing)
         if why:
