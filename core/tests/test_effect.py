@@ -161,3 +161,21 @@ def test_effect_records_validate_the_task():
     with pytest.raises(ValueError):
         MethodInfo(name="x", factory="a:b", task="estimation")
     assert MethodInfo(name="x", factory="a:b", task="effect", views=["bd"]).views == ("bd",)
+
+
+def test_the_conformance_kit_runs_effect_rules_for_an_effect_method():
+    from causalarena.testing import ConformanceError, make_effect_dataset, method_checks
+
+    good = effect_info("ols", "LinearSLearner", views=("bd", "hc"))
+    import sys
+
+    sys.path.insert(0, TESTS_DIR)
+    for check_id, check in method_checks(good):
+        if check_id in ("registered", "descriptor_cheap"):
+            continue  # need an installed distribution
+        check()
+    with pytest.raises(ConformanceError, match="non-finite"):
+        dict(method_checks(effect_info("nan", "ReturnsNaN", views=("hc",))))["fit_output"]()
+    ds = make_effect_dataset("px")
+    assert ds.roles == ["treatment_proxy", "outcome_proxy"] and ds.q == 40 and ds.n == 300
+    assert make_effect_dataset("pi_msm_2").gamma == 2.0

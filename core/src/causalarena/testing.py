@@ -20,6 +20,11 @@ Public API:
   true graph, finiteness, standardisation, both sortabilities of the raw
   table, a column order that is not the causal order, determinism,
   replicates, no truth leak, fingerprints).
+* For an effect method (``MethodInfo.task == "effect"``) the same check ids run
+  effect rules: an :class:`~causalarena.effect.EffectMethod` factory, a valid
+  estimate on every declared view of a reference world
+  (:func:`make_effect_dataset`), determinism, estimates that follow the query
+  order (id ``ignores_true_adjacency``) and refits that forget earlier fits.
 * :func:`make_linear_dataset`, :func:`make_chain_dataset` — small
   deterministic linear SCM tables with known truth (known-answer tests).
 
@@ -57,6 +62,7 @@ __all__ = [
     "family_checks",
     "forward_path_share",
     "make_chain_dataset",
+    "make_effect_dataset",
     "make_linear_dataset",
     "method_checks",
     "parametrize_family_checks",
@@ -542,6 +548,178 @@ def check_obs_table(info: MethodInfo, params: Dict[str, Any]) -> None:
         _validate_output(info, est, ds_int.d)
 
 
+# ---------------------------------------------------------------------------
+# effect methods (task "effect", :mod:`causalarena.effect`): the same check ids, effect rules
+# ---------------------------------------------------------------------------
+
+#: the point views and the bounds views the reference effect world offers (CausalIDView §4.1.2, App. B.5)
+EFFECT_REFERENCE_VIEWS = ("bd", "fd", "iv", "px", "hc", "pi_manski", "pi_iv", "pi_msm_2")
+_VIEW_ROLES = {"bd": ("confounder",), "fd": ("mediator",), "iv": ("instrument",),
+               "px": ("treatment_proxy", "outcome_proxy"), "hc": (), "pi_manski": (), "pi_iv": ("instrument",),
+               "pi_msm_2": ()}
+
+
+def make_effect_dataset(view: str = "bd", n: int = 300, q: int = 40, p: int = 4, seed: int = 0) -> Any:
+    """A small effect table of one known world, as the view ``view`` shows it (no oracle inside).
+
+    The world: X ~ N(0, I_p), U ∈ {−1, +1}, I ~ Bernoulli(½), binary proxies
+    Z, W of U, T ~ Bernoulli(sigmoid(0.8U + I − ½)), mediator M = T + 0.5ε,
+    Y = X₀ + U + (1 + X₁)M + 0.3ε′ (so τ(x) = 1 + x₁); the ``pi_*`` views have
+    a binary Y = 1{V < 0.5 + 0.2·tanh(U + X₀) + 0.2(T − ½)·tanh(X₁)}. The
+    first n units are the context, the next q the queries.
+
+    Raises:
+        ValueError: a view not in :data:`EFFECT_REFERENCE_VIEWS`.
+    """
+    from .effect import EffectDataset
+
+    if view not in _VIEW_ROLES:
+        raise ValueError(f"unknown reference view {view!r}; expected one of {EFFECT_REFERENCE_VIEWS}")
+    rng = np.random.default_rng(seed)
+    N = n + q
+    X = rng.normal(size=(N, p))
+    U = rng.choice([-1.0, 1.0], size=N)
+    Iv = (rng.uniform(size=N) < 0.5).astype(float)
+    Z = (rng.uniform(size=N) < 1 / (1 + np.exp(-1.5 * U))).astype(float)
+    W = (rng.uniform(size=N) < 1 / (1 + np.exp(-1.5 * U))).astype(float)
+    T = (rng.uniform(size=N) < 1 / (1 + np.exp(-(0.8 * U + Iv - 0.5)))).astype(np.int8)
+    M = T + 0.5 * rng.normal(size=N)
+    if view.startswith("pi_"):
+        prob = 0.5 + 0.2 * np.tanh(U + X[:, 0]) + 0.2 * (T - 0.5) * np.tanh(X[:, 1])
+        Y = (rng.uniform(size=N) < prob).astype(float)
+    else:
+        Y = X[:, 0] + U + (1 + X[:, 1]) * M + 0.3 * rng.normal(size=N)
+    values = {"confounder": U, "mediator": M, "instrument": Iv, "treatment_proxy": Z, "outcome_proxy": W}
+    c, qs = slice(0, n), slice(n, None)
+    roles = _VIEW_ROLES[view]
+    bounds = view.startswith("pi_")
+    assumption = {"pi_manski": "manski", "pi_iv": "iv", "pi_msm_2": "msm"}.get(view, "")
+    return EffectDataset(X=X[c], T=T[c], Y=Y[c], X_query=X[qs], query_ids=np.arange(n, N), unit_ids=np.arange(n),
+                         auxiliary={r: values[r][c] for r in roles}, auxiliary_query={r: values[r][qs] for r in roles},
+                         view=view, outcome="binary" if bounds else "continuous",
+                         target="bounds" if bounds else "cate", assumption=assumption,
+                         gamma=2.0 if view == "pi_msm_2" else None,
+                         metadata={"seed": seed, "family": "reference", "scm_id": "reference", "split": view})
+
+
+def _effect_views(info: MethodInfo) -> List[str]:
+    """The reference views the method declares (all point views when it declares none)."""
+    views = [v for v in info.views if v in EFFECT_REFERENCE_VIEWS]
+    if info.views and not views:
+        return []
+    return views or ["bd", "fd", "iv", "px", "hc"]
+
+
+def _effect_output(info: MethodInfo, est: Any, ds: Any) -> Any:
+    from .effect import EffectMethod, check_effect_output
+
+    if not isinstance(est, EffectMethod):
+        _fail(info, f"{type(est).__name__} is not a causalarena.effect.EffectMethod")
+    try:
+        pred = est.prediction()
+    except Exception as exc:  # noqa: BLE001
+        raise ConformanceError(f"{_who(info)}: prediction() raised {type(exc).__name__}: {exc}") from exc
+    bad = check_effect_output(pred, ds)
+    if bad:
+        _fail(info, f"on the reference {ds.view} view: {bad}")
+    return pred
+
+
+def _effect_fit(info: MethodInfo, params: Dict[str, Any], ds: Any) -> Any:
+    est = _build(info, params)
+    try:
+        out = est.fit(ds)
+    except Exception as exc:
+        raise ConformanceError(f"{_who(info)}: fit raised {type(exc).__name__}: {exc} on the reference "
+                               f"{ds.view} view (n={ds.n}, p={ds.d}, q={ds.q})") from exc
+    if out is not est:
+        _fail(info, f"fit() must return self, returned {type(out).__name__}")
+    return est
+
+
+def _arrays(pred: Any) -> List[Any]:
+    return [getattr(pred, k) for k in ("cate", "lower", "upper") if getattr(pred, k) is not None]
+
+
+def check_effect_registered(info: MethodInfo, params: Dict[str, Any]) -> None:
+    """Registered through an entry point; the factory is an EffectMethod; task, output kind and views agree."""
+    from .effect import EffectMethod
+    from .plugins import CORE_DISTRIBUTION
+
+    reg = _strict_registry()
+    if info.name not in reg.methods:
+        _fail(info, f"not in the registry; installed: {sorted(reg.methods)}")
+    rec = reg.methods[info.name]
+    if not rec.distribution or rec.distribution in ("?", "<test>", CORE_DISTRIBUTION) or not rec.version:
+        _fail(rec, f"must come from its own versioned distribution, got {rec.distribution!r} {rec.version!r}")
+    cls = rec.load()
+    if not (isinstance(cls, type) and issubclass(cls, EffectMethod)):
+        _fail(rec, f"factory {rec.factory!r} is {cls!r}, not a causalarena.effect.EffectMethod subclass")
+    if rec.output_kind != "effect":
+        _fail(rec, f"an effect method declares output_kind='effect', got {rec.output_kind!r}")
+    if rec.views and not _effect_views(rec):
+        _skip(f"{rec.name}: declares views {rec.views} the reference world does not offer")
+
+
+def check_effect_fit_output(info: MethodInfo, params: Dict[str, Any]) -> None:
+    """On every declared reference view: fit returns self, a finite (q,) estimate of the right kind,
+    the dataset and the parameters untouched."""
+    for view in _effect_views(info):
+        ds = make_effect_dataset(view)
+        before = ds.to_npz_bytes()
+        est = _build(info, params)
+        params_before = {k: repr(v) for k, v in est.get_params().items()}
+        out = est.fit(ds)
+        if out is not est:
+            _fail(info, f"fit() must return self, returned {type(out).__name__}")
+        _effect_output(info, est, ds)
+        if ds.to_npz_bytes() != before:
+            _fail(info, f"fit() modified the {view} dataset in place; copy before mutating")
+        if {k: repr(v) for k, v in est.get_params().items()} != params_before:
+            _fail(info, "fit() changed constructor parameters; store learned state in *_ attributes")
+
+
+def check_effect_deterministic(info: MethodInfo, params: Dict[str, Any]) -> None:
+    """Two fresh fits on the same view (same metadata seed) give identical estimates."""
+    for view in _effect_views(info)[:1]:
+        a = _effect_output(info, _effect_fit(info, params, make_effect_dataset(view)), make_effect_dataset(view))
+        b = _effect_output(info, _effect_fit(info, params, make_effect_dataset(view)), make_effect_dataset(view))
+        if any(not np.array_equal(x, y) for x, y in zip(_arrays(a), _arrays(b))):
+            _fail(info, f"two fits on the same {view} data gave different estimates; seed all randomness "
+                        "from dataset.metadata['seed']")
+
+
+def check_effect_query_order(info: MethodInfo, params: Dict[str, Any]) -> None:
+    """Estimates follow the query order: reversing the query units reverses the estimates (the context,
+    the method's only training data, is unchanged)."""
+    import attrs
+
+    for view in _effect_views(info)[:1]:
+        ds = make_effect_dataset(view)
+        rev = attrs.evolve(ds, X_query=ds.X_query[::-1], query_ids=ds.query_ids[::-1],
+                           auxiliary_query={r: a[::-1] for r, a in ds.auxiliary_query.items()})
+        a = _effect_output(info, _effect_fit(info, params, ds), ds)
+        b = _effect_output(info, _effect_fit(info, params, rev), rev)
+        if any(not np.allclose(x[::-1], y, rtol=1e-9, atol=1e-9) for x, y in zip(_arrays(a), _arrays(b))):
+            _fail(info, f"reversing the query units of the {view} view did not reverse the estimates: "
+                        "an estimate must depend on its query unit, not on its position")
+
+
+def check_effect_refit_independent(info: MethodInfo, params: Dict[str, Any]) -> None:
+    """One estimator fitted on world A and then B gives what a fresh one gives on B."""
+    for view in _effect_views(info)[:1]:
+        first, second = make_effect_dataset(view, seed=7), make_effect_dataset(view)
+        reused = _effect_fit(info, params, first)
+        reused.fit(second)
+        a = _effect_output(info, reused, second)
+        b = _effect_output(info, _effect_fit(info, params, second), second)
+        if any(not np.array_equal(x, y) for x, y in zip(_arrays(a), _arrays(b))):
+            _fail(info, "fit() on a second dataset depends on an earlier fit; reset learned state in fit()")
+
+
+#: discovery check → its effect counterpart (same check id), used for a method whose task is ``effect``
+EFFECT_CHECKS: Dict[Callable[..., None], Callable[..., None]] = {}
+
 #: (check_id, check) in the order they run.
 CHECKS: Tuple[Tuple[str, Callable[[MethodInfo, Dict[str, Any]], None]], ...] = (
     ("registered", check_registered),
@@ -553,6 +731,11 @@ CHECKS: Tuple[Tuple[str, Callable[[MethodInfo, Dict[str, Any]], None]], ...] = (
     ("refit_independent", check_refit_independent),
     ("obs_table", check_obs_table),
 )
+EFFECT_CHECKS.update({check_registered: check_effect_registered, check_fit_output: check_effect_fit_output,
+                      check_deterministic: check_effect_deterministic,
+                      check_ignores_true_adjacency: check_effect_query_order,
+                      check_refit_independent: check_effect_refit_independent,
+                      check_obs_table: check_effect_fit_output})
 
 
 class _Check:
@@ -563,7 +746,11 @@ class _Check:
         self.name, self.check_id, self.fn, self.params = name, check_id, fn, params
 
     def __call__(self) -> None:
-        self.fn(_resolve(self.name), dict(self.params))
+        info = _resolve(self.name)
+        fn = EFFECT_CHECKS.get(self.fn, self.fn) if info.task == "effect" else self.fn
+        if info.task == "effect" and self.fn is check_obs_table:
+            return  # the fit_output check already fits every declared view
+        fn(info, dict(self.params))
 
     def __repr__(self) -> str:
         label = self.name if isinstance(self.name, str) else self.name.name
