@@ -179,3 +179,18 @@ def test_the_conformance_kit_runs_effect_rules_for_an_effect_method():
     ds = make_effect_dataset("px")
     assert ds.roles == ["treatment_proxy", "outcome_proxy"] and ds.q == 40 and ds.n == 300
     assert make_effect_dataset("pi_msm_2").gamma == 2.0
+
+
+def test_rescore_recomputes_effect_metrics_from_the_stored_estimates(tmp_path):
+    from causalarena.commands.rescore import rescore
+
+    with Store(str(tmp_path / "r.sqlite")) as st:
+        run_grid(make_cells([ToyWorld()], [effect_info("ols", "LinearSLearner", views=("bd",))]), get_registry(),
+                 st, env=ENV, progress=False)
+        before = {r.split: dict(r.metrics) for r in st.records() if r.status == Status.OK}
+        key = next(r.key for r in st.records() if r.status == Status.OK)
+        st.update_metrics([(key, {m: None for m in before["bd"]})])
+        assert all(v is None for v in next(r for r in st.records() if r.key == key).metrics.values())
+        rescored, missing = rescore(st, get_registry().metrics)
+        after = {r.split: dict(r.metrics) for r in st.records() if r.status == Status.OK}
+    assert (rescored, missing) == (1, 0) and after == before

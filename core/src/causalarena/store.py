@@ -557,16 +557,24 @@ class Store:
         return int(self._query("SELECT count(*) FROM predictions")[0][0]) if present else 0
 
     def missing_predictions(self) -> int:
-        """Number of ``ok`` runs without a stored prediction (stored before predictions were kept).
+        """Number of ``ok`` discovery runs without a stored prediction (stored before predictions were kept),
+        plus ``ok`` effect runs without a stored estimate.
 
         :data:`causalarena.predictions.FILL_COMMAND` stores them.
         """
-        present = self._has_table("predictions")
-        if not present:
-            return int(self._query("SELECT count(*) FROM runs WHERE status = ?", [Status.OK.value])[0][0])
+        columns = {r[1] for r in self._query("PRAGMA table_info(runs)")}
+        # a store read-only from before tasks has no task column: all its runs are discovery runs
+        effect = "COALESCE(r.task, 'discovery') = 'effect'" if "task" in columns else "0"
+        if not self._has_table("predictions"):
+            return int(self._query(f"SELECT count(*) FROM runs r WHERE status = ? AND NOT {effect}",
+                                   [Status.OK.value])[0][0])
         on = " AND ".join(f"p.{k} = r.{k}" for k in KEY_COLUMNS)
-        return int(self._query(f"SELECT count(*) FROM runs r WHERE r.status = ? AND NOT EXISTS "
-                               f"(SELECT 1 FROM predictions p WHERE {on})", [Status.OK.value])[0][0])
+        discovery = int(self._query(f"SELECT count(*) FROM runs r WHERE r.status = ? AND NOT {effect} AND NOT EXISTS "
+                                    f"(SELECT 1 FROM predictions p WHERE {on})", [Status.OK.value])[0][0])
+        effects = int(self._query(f"SELECT count(*) FROM runs r WHERE r.status = ? AND {effect} AND NOT EXISTS "
+                                  f"(SELECT 1 FROM estimates p WHERE {on})", [Status.OK.value])[0][0]) \
+            if self._has_table("estimates") else 0
+        return discovery + effects
 
     def predictions_frame(self) -> Any:
         """A ``pandas.DataFrame`` with one row per stored prediction (of an ``ok`` run), ordered by key.

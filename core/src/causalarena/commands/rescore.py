@@ -48,6 +48,7 @@ def rescore(store: Any, metrics: Mapping[str, Any]) -> Tuple[int, int]:
     Raises:
         StoreError: the store cannot be read or written (nothing is changed).
     """
+    from ..effect import EffectOracle, EffectPrediction, effect_metrics
     from ..metrics import compute_metrics
     from ..store import KEY_COLUMNS
 
@@ -57,6 +58,13 @@ def rescore(store: Any, metrics: Mapping[str, Any]) -> Tuple[int, int]:
         truth = truths[row.truth_id]
         values, _ = compute_metrics(truth.adjacency, row.adjacency, row.edge_scores, metrics)
         updates.append((tuple(getattr(row, k) for k in KEY_COLUMNS), values))
+    # effect runs: the stored estimate against the stored oracle at the same queries
+    for row in store.estimates_frame().itertuples(index=False):
+        oracle = EffectOracle(query_ids=row.query_ids, tau=row.tau, lower=row.tau_lower, upper=row.tau_upper)
+        pred = EffectPrediction(cate=row.cate, lower=row.lower, upper=row.upper)
+        values = effect_metrics(oracle, pred, metrics)
+        if values:
+            updates.append((tuple(getattr(row, k) for k in KEY_COLUMNS), values))
     return store.update_metrics(updates), store.missing_predictions()
 
 
