@@ -50,6 +50,8 @@ from .slices import (
     SLICE_COLUMNS,
     UNIT_KEY,
     available_factors,
+    discovery_mask,
+    discovery_rows,
     edge_slice_scores,
     edge_unit_scores,
     main_rows,
@@ -65,7 +67,8 @@ __all__ = [
     "NOTES_COLUMNS", "NO_PREDICTIONS", "NO_PRIOR", "N_CURVE_COLUMNS", "PROTOCOL_COLUMNS", "REAL_COLUMNS",
     "SKIPPED_COLUMNS", "SLICE_COLUMNS", "SUMMARY_COLUMNS", "UNIT_KEY",
     "Exposure", "WinRates",
-    "available_factors", "average_f1", "d_curve", "domain_shift", "double_centre", "edge_slice_scores",
+    "available_factors", "average_f1", "d_curve", "discovery_mask", "discovery_rows", "domain_shift",
+    "double_centre", "edge_slice_scores",
     "edge_unit_scores", "exposure", "frontier", "interaction_scores", "main_rows", "n_curve", "pareto_mask",
     "protocol_table", "real_data", "slice_scores", "unit_levels", "unit_scores", "win_rates",
 ]

@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from .frontier import average_f1
-from .slices import check_runs, unit_levels, unit_scores
+from .slices import check_runs, discovery_rows, unit_levels, unit_scores
 
 __all__ = ["AXES", "AXIS_KEYS", "DEFAULT_REFERENCE", "Exposure", "exposure"]
 
@@ -127,7 +127,8 @@ def exposure(runs: pd.DataFrame, priors: Mapping[str, Any], reference: Optional[
         ref_names = DEFAULT_REFERENCE
     units = unit_scores(runs, ["f1"])
     units = units[(units["family"] == family) & (units["split"] == split)].dropna(subset=["f1"])
-    methods = sorted(runs["method"].astype(str).unique())  # raw names: the skip list is per declared method
+    # raw names: the skip list is per declared method (discovery methods: effect runs are not this analysis's)
+    methods = sorted(discovery_rows(runs)["method"].astype(str).unique())
     skipped: List[Tuple[str, str]] = []
     notes: List[Tuple[str, str, str]] = []
     analysed: List[Tuple[str, Any]] = []

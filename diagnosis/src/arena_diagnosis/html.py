@@ -24,6 +24,13 @@ The page (stable ids for tests and links):
   of more than :data:`COLLAPSE_ROWS` rows sits in a closed
   ``details#tbl-<i>-details.long-table`` whose summary reads
   "<title> (N rows) — show", so long tables do not bury the page.
+* ``section#effect`` — "Effect estimation" (only when the store holds
+  effect runs, :class:`EffectSection`): ``table#effect-status`` (one
+  ``tr[data-method]`` per method: ok / missing (unsupported) / failed
+  counts; a failure count opens ``details.failure`` with the errors), then
+  each effect table as ``table#<name>.sortable`` under ``h3#<name>-title``
+  (``name`` its CSV stem), the effect figures in ``div#effect-figures``
+  and the effect analyses left out in ``table#effect-left-out``.
 * ``table#config`` — the run's configuration and versions.
 
 All text from the data is HTML-escaped in the static part and JSON-escaped
@@ -45,7 +52,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 import pandas as pd
 
-__all__ = ["HtmlReport", "failure_examples", "write_html"]
+__all__ = ["EffectSection", "HtmlReport", "failure_examples", "write_html"]
 
 PathLike = Union[str, Path]
 
@@ -55,6 +62,30 @@ FAILURE_COLUMNS = ("method", "status", "count", "examples")
 SLICE_COLUMNS = ("factor", "level", "method", "split", "score", "sd", "units")
 #: a table of ``tables`` with more rows than this starts collapsed
 COLLAPSE_ROWS = 25
+
+
+@dataclass
+class EffectSection:
+    """The page's "Effect estimation" section (CausalIDView report); plain data.
+
+    Attributes:
+        status: one row per method (``method`` column first), e.g.
+            :func:`arena_diagnosis.effect.effect_status`; a ``failed`` column
+            gets buttons opening the method's examples in ``failures``.
+        failures: :func:`failure_examples` of the effect runs.
+        tables: (name, title, frame) triples; ``name`` (the CSV stem) is the
+            table's id.
+        figures: (title, path) pairs as :attr:`HtmlReport.figures`.
+        notes: title → paragraph shown above that table.
+        left_out: (analysis, reason) pairs: effect analyses without data here.
+    """
+
+    status: pd.DataFrame
+    failures: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(FAILURE_COLUMNS)))
+    tables: List[Tuple[str, str, pd.DataFrame]] = field(default_factory=list)
+    figures: List[Tuple[str, str]] = field(default_factory=list)
+    notes: Dict[str, str] = field(default_factory=dict)
+    left_out: List[Tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -82,6 +113,7 @@ class HtmlReport:
         metric: name of the slice score shown in the explorer's legend.
         notes: optional title -> paragraph text shown above a table of
             ``tables`` with that title (e.g. what a column means).
+        effect: the "Effect estimation" section, or None (no effect runs).
     """
 
     title: str
@@ -93,6 +125,7 @@ class HtmlReport:
     config: Dict[str, str] = field(default_factory=dict)
     metric: str = "f1"
     notes: Dict[str, str] = field(default_factory=dict)
+    effect: Optional[EffectSection] = None
 
 
 # --------------------------------------------------------------------------- helpers
@@ -248,19 +281,26 @@ def _leaderboard_section(report: HtmlReport) -> str:
              f'<div class="scroll">{table}</div>']
     if len(fails):
         parts.append('<h3 id="failures">Failures</h3>')
-        for m in _unique(fails["method"]):
-            sub = fails[fails["method"] == m]
-            summary = ", ".join(f"{int(c)} {s}" for s, c in zip(sub["status"], sub["count"]))
-            body = []
-            for s, c, ex in zip(sub["status"], sub["count"], sub["examples"]):
-                examples = list(ex) if isinstance(ex, (list, tuple, np.ndarray)) else ([] if _is_missing(ex) else [ex])
-                items = "".join(f"<pre>{_esc(e)}</pre>" for e in examples) or '<p class="note">no error text</p>'
-                body.append(f'<div class="status" data-status="{_esc(s)}"><strong>{_esc(s)}</strong> '
-                            f'({int(c)} runs)<div class="examples">{items}</div></div>')
-            parts.append(f'<details class="failure" id="{method_ids[m]}" data-method="{_esc(m)}">'
-                         f'<summary>{_esc(m)}: {_esc(summary)}</summary>{"".join(body)}</details>')
+        parts += _failure_details(fails, method_ids)
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _failure_details(fails: pd.DataFrame, method_ids: Dict[str, str]) -> List[str]:
+    """One closed ``details.failure`` per method (id ``method_ids[method]``) with its error examples."""
+    parts = []
+    for m in _unique(fails["method"]):
+        sub = fails[fails["method"] == m]
+        summary = ", ".join(f"{int(c)} {s}" for s, c in zip(sub["status"], sub["count"]))
+        body = []
+        for s, c, ex in zip(sub["status"], sub["count"], sub["examples"]):
+            examples = list(ex) if isinstance(ex, (list, tuple, np.ndarray)) else ([] if _is_missing(ex) else [ex])
+            items = "".join(f"<pre>{_esc(e)}</pre>" for e in examples) or '<p class="note">no error text</p>'
+            body.append(f'<div class="status" data-status="{_esc(s)}"><strong>{_esc(s)}</strong> '
+                        f'({int(c)} runs)<div class="examples">{items}</div></div>')
+        parts.append(f'<details class="failure" id="{method_ids[m]}" data-method="{_esc(m)}">'
+                     f'<summary>{_esc(m)}: {_esc(summary)}</summary>{"".join(body)}</details>')
+    return parts
 
 
 def _slices_payload(report: HtmlReport) -> Dict[str, Any]:
@@ -299,14 +339,20 @@ def _slices_section() -> str:
 def _figures_section(report: HtmlReport, base: Path, inline: bool) -> str:
     if not report.figures:
         return '<section id="figures"><h2>Figures</h2><p class="note">No figures.</p></section>'
+    return (f'<section id="figures"><h2>Figures</h2><div class="gallery">'
+            f'{_figure_items(report.figures, base, inline)}</div></section>')
+
+
+def _figure_items(figures: Sequence[Tuple[str, str]], base: Path, inline: bool, what: str = "figures") -> str:
+    """The gallery's ``<figure>`` elements: a thumbnail linking the full PNG, the caption linking the SVG."""
     items = []
-    for i, (title, rel) in enumerate(report.figures):
+    for i, (title, rel) in enumerate(figures):
         rel = str(rel).replace("\\", "/")
         src = rel
         if inline:
             path = base / rel
             if not path.exists():
-                raise ValueError(f"HtmlReport.figures[{i}]: {path} does not exist (inline_figures=True)")
+                raise ValueError(f"HtmlReport.{what}[{i}]: {path} does not exist (inline_figures=True)")
             src = "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
         svg = str(Path(rel).with_suffix(".svg")).replace("\\", "/")
         link = f' · <a href="{_esc(svg)}">SVG</a>' if (base / svg).exists() and not inline else ""
@@ -315,7 +361,64 @@ def _figures_section(report: HtmlReport, base: Path, inline: bool) -> str:
             img = f'<a class="full" href="{_esc(rel)}" title="open the full-size figure">{img}</a>'
         items.append(f'<figure data-name="{_esc(Path(rel).stem)}">{img}'
                      f'<figcaption>{_esc(title)}{link}</figcaption></figure>')
-    return f'<section id="figures"><h2>Figures</h2><div class="gallery">{"".join(items)}</div></section>'
+    return "".join(items)
+
+
+def _one_table(frame: pd.DataFrame, table_id: str, title: str) -> str:
+    """A sortable table of ``frame`` (text columns left-aligned), collapsed when long (:data:`COLLAPSE_ROWS`)."""
+    shown = _frame_with_index(frame)
+    shown.columns = [str(c) for c in shown.columns]
+    labels = [c for c in shown.columns if not pd.api.types.is_numeric_dtype(shown[c])]
+    table = f'<div class="scroll">{_table_html(shown, table_id=table_id, label_cols=labels)}</div>'
+    if len(shown) > COLLAPSE_ROWS:
+        table = (f'<details class="long-table" id="{_esc(table_id)}-details"><summary>{_esc(title)} ({len(shown)} '
+                 f'rows) \u2014 <span class="toggle">show</span></summary>{table}</details>')
+    return table
+
+
+def _effect_section(report: HtmlReport, base: Path, inline: bool) -> str:
+    eff = report.effect
+    if eff is None:
+        return ""
+    status = eff.status
+    if not isinstance(status, pd.DataFrame) or "method" not in status.columns:
+        raise ValueError("HtmlReport.effect.status: expected a DataFrame with a 'method' column")
+    fails = _failures_frame(HtmlReport(title="", leaderboard=pd.DataFrame(), failures=eff.failures))
+    ids = {m: f"effect-fail-{i}" for i, m in enumerate(_unique(fails["method"]))}
+    extra = None
+    if "failed" in status.columns and len(fails):
+        extra = {"failed": [f'<button type="button" class="fail-count" data-method="{_esc(m)}" '
+                            f'data-target="{ids[m]}" title="show the error examples">{int(n)}</button>'
+                            if int(n) > 0 and m in ids else _esc(_display(n))
+                            for m, n in zip(status["method"], status["failed"])]}
+    text_cols = [c for c in status.columns if not pd.api.types.is_numeric_dtype(status[c])]
+    status_table = _table_html(status.reset_index(drop=True), table_id="effect-status", label_cols=text_cols,
+                               extra=extra)
+    parts = ['<section id="effect"><h2>Effect estimation</h2>',
+             '<p class="note">CATE estimation across observational views (CausalIDView): sPEHE² and its '
+             'mean-effect / centred-CATE parts, Stay / Move responses, the bd \u2192 hc degradation, bounds and '
+             'real data. Means over worlds of replicate means; SD over worlds. A view a method does not support '
+             'is missing (not a failure).</p>',
+             '<h3 id="effect-status-title">Effect runs per method</h3>',
+             f'<div class="scroll">{status_table}</div>']
+    parts += _failure_details(fails, ids)
+    for name, title, frame in eff.tables:
+        if not isinstance(frame, pd.DataFrame):
+            raise ValueError(f"HtmlReport.effect.tables[{name!r}]: expected a DataFrame, got {type(frame).__name__}")
+        parts.append(f'<h3 id="{_esc(name)}-title">{_esc(title)}</h3>')
+        if title in eff.notes:
+            parts.append(f'<p class="note">{_esc(eff.notes[title])}</p>')
+        parts.append(_one_table(frame, name, title) if len(frame) else '<p class="note">No rows.</p>')
+    if eff.figures:
+        parts.append(f'<h3 id="effect-figures-title">Effect figures</h3><div class="gallery" id="effect-figures">'
+                     f'{_figure_items(eff.figures, base, inline, what="effect.figures")}</div>')
+    if eff.left_out:
+        parts.append('<h3 id="effect-left-out-title">Left out (effect estimation)</h3>')
+        left = pd.DataFrame(list(eff.left_out), columns=["analysis", "reason"])
+        left_table = _table_html(left, table_id="effect-left-out", label_cols=("analysis", "reason"))
+        parts.append(f'<div class="scroll">{left_table}</div>')
+    parts.append("</section>")
+    return "\n".join(parts)
 
 
 def _tables_section(report: HtmlReport) -> str:
@@ -331,14 +434,7 @@ def _tables_section(report: HtmlReport) -> str:
         if frame.empty:
             parts.append('<p class="note">No rows.</p>')
             continue
-        shown = _frame_with_index(frame)
-        shown.columns = [str(c) for c in shown.columns]
-        labels = [c for c in shown.columns if not pd.api.types.is_numeric_dtype(shown[c])]
-        table = f'<div class="scroll">{_table_html(shown, table_id=f"tbl-{i}", label_cols=labels)}</div>'
-        if len(shown) > COLLAPSE_ROWS:
-            table = (f'<details class="long-table" id="tbl-{i}-details"><summary>{_esc(title)} ({len(shown)} rows)'
-                     f' \u2014 <span class="toggle">show</span></summary>{table}</details>')
-        parts.append(table)
+        parts.append(_one_table(frame, f"tbl-{i}", title))
     parts.append("</section>")
     return "\n".join(parts)
 
@@ -383,11 +479,13 @@ def write_html(path: PathLike, report: HtmlReport, inline_figures: bool = False)
         f'<header><h1>{_esc(report.title)}</h1><nav><a href="#leaderboard-section">Leaderboard</a>'
         '<a href="#slices">Slice explorer</a><a href="#figures">Figures</a>'
         + ('<a href="#tables">Tables</a>' if report.tables else "")
+        + ('<a href="#effect">Effect estimation</a>' if report.effect is not None else "")
         + '<a href="#configuration">Configuration</a></nav></header>',
         _leaderboard_section(report),
         _slices_section(),
         _figures_section(report, out.parent, inline_figures),
         _tables_section(report),
+        _effect_section(report, out.parent, inline_figures),
         _config_section(report),
     ])
     page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

@@ -10,7 +10,14 @@ the core hands it and writes, into the results folder:
 * ``figures/<name>.png`` and ``.svg`` — the paper's figures (Fig. 1, 4, 5, 6,
   9, 10–17, 19) for the data the store holds;
 * ``index.html`` — the static page (leaderboard, slice explorer, figures,
-  tables, configuration), readable from ``file://``.
+  tables, effect estimation, configuration), readable from ``file://``.
+
+Discovery analyses read the discovery runs only
+(:func:`arena_diagnosis.slices.discovery_rows`); the effect-estimation runs
+of the same store (``task == "effect"``) get their own tables
+(``tables/effect_*.csv``), figures (``figures/effect_*``) and the page's
+"Effect estimation" section (:mod:`arena_diagnosis.effect`, analysis name
+``effect``); a store without effect runs gets one "Left out" line instead.
 
 An analysis that has no data (no sample-size suite, no real tables, no
 method with a pretraining prior) is left out with the reason shown on the
@@ -32,13 +39,13 @@ import pandas as pd
 
 from . import analyses as A
 from . import figures as F
-from .html import HtmlReport, failure_examples, write_html
+from .html import EffectSection, HtmlReport, failure_examples, write_html
 
 __all__ = ["ANALYSES", "GRAPH_FACTORS", "EDGE_FACTORS", "INTERACTION_FACTORS", "write_diagnosis"]
 
 #: analysis names accepted by ``arena report --analyses`` (default: all)
 ANALYSES = ("slices", "edges", "winrates", "interactions", "curves", "protocols", "domains", "real",
-            "frontier", "exposure")
+            "frontier", "exposure", "effect")
 #: graph-level factors of the slice explorer (§3.2 Eq. 6), in the paper's vocabulary
 GRAPH_FACTORS = ("graph", "d", "difficulty", "root_dependency", "mechanism", "noise", "root", "domain",
                  "protocol", "n", "split", "standardisation")
@@ -230,7 +237,9 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
         OSError: a file cannot be written (the core prints it; the leaderboard is kept).
     """
     analyses, extra_factors, reference = _options(ctx)
-    runs: pd.DataFrame = ctx.runs
+    all_runs: pd.DataFrame = ctx.runs
+    # the discovery analyses, leaderboard and failure list see discovery runs only; effect runs: _effect
+    runs: pd.DataFrame = A.discovery_rows(all_runs)
     results = Path(ctx.results)
     out = _Section(results, ctx.console)
     board, _ = _leaderboard(runs)  # the page's table: every run, like the printed leaderboard
@@ -445,15 +454,128 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
         pass
     if runtime is not None and len(runtime):
         out.tables["Load and per-graph time T(k) = T_fixed + k·T_graph (§5.5)"] = runtime
+    effect = _effect(ctx, all_runs, out) if "effect" in analyses else None
     if out.skipped:
         skipped = pd.DataFrame(out.skipped, columns=["analysis", "reason"])
         out.tables["Left out"] = skipped
         out.notes["Left out"] = "Analyses without data in this store, and why."
     page = HtmlReport(title=f"CausalArena report — {results.name}", leaderboard=board,
                       failures=failure_examples(runs), slices=slices, figures=out.figures,
-                      tables=out.tables, config=_versions(ctx, runs), notes=out.notes)
+                      tables=out.tables, config=_versions(ctx, all_runs), notes=out.notes, effect=effect)
     out.written["html"] = write_html(results / "index.html", page)
     _remove_stale(results, out.written)
-    for analysis, reason in out.skipped:
+    for analysis, reason in out.skipped + (effect.left_out if effect is not None else []):
         ctx.console.print(f"[dim]{analysis}: {reason}[/dim]")
     return out.written
+
+
+#: (csv stem, page title, note) of the effect tables, in page order
+_EFFECT_TABLES = (
+    ("effect_view_method", "sPEHE² by view and method (CausalIDView Fig. 2)",
+     "Family causalidview, original worlds, default context size. spehe2 = mean_effect_error + "
+     "centred_cate_error (means over worlds of replicate means); *_sd: SD over worlds. Sorted by view, best first."),
+    ("effect_stay_move", "Stay / Move response (Fig. 3)",
+     "Per pair (same method, view, world, replicate; queries aligned by id): Stay error mean (τ̂_stay − τ̂)², "
+     "Move tracking error mean ((τ̂_move − τ̂) − (τ_move − τ))²; means over worlds."),
+    ("effect_hc_degradation", "Hiding the confounder: bd vs hc (RQ3, Fig. 6a–b)",
+     "Mean sPEHE² over the worlds (synthetic) or realisations (real) where the method has both views; "
+     "difference = hc − bd, ratio = hc / bd."),
+    ("effect_bounds", "Bounds per method and assumption (Fig. 6c–e)",
+     "Endpoint RMSE against the oracle identified set, containment = share of queries with τ in [L̂, Û], "
+     "mean width; means over worlds."),
+    ("effect_real", "Real and semi-synthetic data (Table 1)", "Mean sPEHE² ± SD over replicates (realisations)."),
+    ("effect_context", "Context length (Table 8)",
+     "Mean sPEHE² ± SD over worlds per context size n_context (the default runs at their own size)."),
+)
+
+
+def _effect(ctx: Any, runs: pd.DataFrame, out: _Section) -> Optional[EffectSection]:
+    """The effect-estimation tables, figures and page section; None (one "Left out" line) without effect runs."""
+    from . import effect as E
+    from . import effect_figures as EF
+
+    mask = E.effect_mask(runs)
+    if not mask.any():
+        out.skip("effect estimation", "no effect-estimation runs in this store (task 'effect'; e.g. "
+                 "arena run --families causalidview)")
+        return None
+    status = E.effect_status(runs)
+    out.csv("effect_status", status)
+    section = EffectSection(status=status, failures=failure_examples(runs[mask]))
+    tables: Dict[str, pd.DataFrame] = {}
+
+    def left(analysis: str, reason: str) -> None:
+        section.left_out.append((analysis, reason))
+
+    def attempt(analysis: str, fn: Callable[[], None]) -> None:
+        try:
+            fn()
+        except Exception as exc:  # noqa: BLE001 - one analysis's error is a note, not a lost report
+            left(analysis, f"error: {type(exc).__name__}: {exc}")
+
+    def keep(stem: str, frame: pd.DataFrame, analysis: str, why: str) -> None:
+        if len(frame):
+            tables[stem] = frame
+        else:
+            left(analysis, why)
+
+    attempt("effect view × method", lambda: keep(
+        "effect_view_method", E.view_method(runs), "effect view × method",
+        f"no ok {E.EFFECT_FAMILY} runs of the original variant with sPEHE² at the default context size"))
+
+    def stay_move() -> None:
+        rows = E.effect_rows(runs)
+        if not set(rows.loc[rows["family"] == E.EFFECT_FAMILY, "variant"]) & {"stay", "move"}:
+            left("effect stay / move", f"no ok {E.EFFECT_FAMILY} runs of a stay or move variant")
+            return
+        try:
+            estimates = ctx.estimates()
+        except Exception as exc:  # noqa: BLE001 - a context without an estimates reader (an older core)
+            left("effect stay / move", f"the store's estimates could not be read ({type(exc).__name__}: {exc})")
+            return
+        if estimates is None or not len(estimates):
+            left("effect stay / move", "no stored estimates of ok effect runs (τ̂ at the queries)")
+            return
+        pairs, summary = E.stay_move(runs, estimates)
+        out.csv("effect_stay_move_pairs", pairs)
+        keep("effect_stay_move", summary, "effect stay / move",
+             "no stay or move run has an original run of the same method, view, world and replicate")
+    attempt("effect stay / move", stay_move)
+    attempt("effect bd → hc", lambda: keep(
+        "effect_hc_degradation", E.hc_degradation(runs), "effect bd → hc",
+        "no method has both a bd and an hc run on the same worlds (causalidview) or realisations (effect_real)"))
+    attempt("effect bounds", lambda: keep(
+        "effect_bounds", E.bounds_table(runs), "effect bounds",
+        f"no ok partial-identification runs ({E.PI_FAMILY}: views pi_manski, pi_iv, pi_msm_<Γ>)"))
+    attempt("effect real data", lambda: keep(
+        "effect_real", E.real_table(runs), "effect real data", f"no ok {E.REAL_FAMILY} runs with sPEHE²"))
+    attempt("effect context length", lambda: keep(
+        "effect_context", E.context_table(runs), "effect context length",
+        "no effect runs with a context-size override (arena run --n)"))
+
+    for stem, title, note in _EFFECT_TABLES:
+        if stem in tables:
+            out.csv(stem, tables[stem])
+            section.tables.append((stem, title, tables[stem]))
+            section.notes[title] = note
+    # one method -> colour mapping for every effect figure (the effect methods' labels of all tables)
+    styles = F.method_styles(set().union(*[set(t["method"].astype(str)) for t in tables.values()]) if tables else ())
+
+    def figure(title: str, paths: Sequence[Path]) -> None:
+        for p in paths:
+            out.written[f"figure {Path(p).name}"] = Path(p)
+        section.figures += [(title, Path(p).relative_to(out.results).as_posix()) for p in paths
+                            if Path(p).suffix == ".png"]
+
+    for stem, title, draw in (
+            ("effect_view_method", "sPEHE² by view and method (Fig. 2)",
+             lambda t: EF.view_method_bars(t, out.figures_dir)),
+            ("effect_stay_move", "Stay / Move response map (Fig. 3)",
+             lambda t: EF.stay_move_map(t, out.figures_dir, styles=styles)),
+            ("effect_hc_degradation", "bd → hc degradation (Fig. 6a–b)",
+             lambda t: EF.hc_degradation_plot(t, out.figures_dir, styles=styles)),
+            ("effect_bounds", "Bounds against Γ (Fig. 6d–e)",
+             lambda t: EF.bounds_gamma(t, out.figures_dir, styles=styles))):
+        if stem in tables:
+            attempt(f"figure {stem}", lambda draw=draw, stem=stem, title=title: figure(title, draw(tables[stem])))
+    return section

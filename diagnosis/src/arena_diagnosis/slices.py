@@ -5,7 +5,9 @@ metric over its ``ok`` runs (paper §5.1: "for each SCM ... we first average F1
 and SHD separately over repeated runs, yielding one score per metric per
 unit"). Every analysis of this package starts from :func:`unit_scores`.
 
-**Main benchmark rows** (:func:`main_rows`): ``status == "ok"``, protocol
+**Main benchmark rows** (:func:`main_rows`): discovery runs (``task`` None,
+NaN or ``"discovery"``: the effect-estimation runs of :mod:`arena_diagnosis.effect`
+share the store and never enter a discovery analysis), ``status == "ok"``, protocol
 ``"default"``, no suite, standardised inputs, the split's default n
 (``n_override`` None). A missing optional column (older stores) or a missing
 value (None / NaN) in ``protocol`` / ``standardise`` counts as the default.
@@ -51,6 +53,8 @@ __all__ = [
     "EDGE_SLICE_COLUMNS",
     "EDGE_FACTORS",
     "main_rows",
+    "discovery_mask",
+    "discovery_rows",
     "unit_scores",
     "unit_levels",
     "available_factors",
@@ -110,19 +114,42 @@ def _is_missing(s: pd.Series) -> pd.Series:
     return s.isna()
 
 
-def main_mask(runs: pd.DataFrame, relax: Iterable[str] = (), status_ok: bool = True) -> pd.Series:
+def discovery_mask(runs: pd.DataFrame) -> pd.Series:
+    """True for the discovery runs: ``task`` None / NaN (stored before the effect task) or ``"discovery"``.
+
+    A store without the ``task`` column holds discovery runs only (all True).
+    """
+    if "task" not in runs.columns:
+        return pd.Series(True, index=runs.index)
+    task = runs["task"]
+    return _is_missing(task) | (task.astype(str) == "discovery")
+
+
+def discovery_rows(runs: pd.DataFrame) -> pd.DataFrame:
+    """The discovery runs of ``runs`` (:func:`discovery_mask`), every status and configuration."""
+    return runs[discovery_mask(runs)]
+
+
+def main_mask(runs: pd.DataFrame, relax: Iterable[str] = (), status_ok: bool = True,
+              task: Optional[str] = "discovery") -> pd.Series:
     """Boolean mask of the main-benchmark rows (see the module docstring).
 
     Args:
         runs: runs table.
         relax: filters of :data:`MAIN_FILTERS` not applied.
         status_ok: also require ``status == "ok"``.
+        task: ``"discovery"`` (default: :func:`discovery_mask`), ``"effect"``
+            (``task == "effect"``, :mod:`arena_diagnosis.effect`) or None (both).
     """
     relax = set(relax)
     unknown = relax - set(MAIN_FILTERS)
     if unknown:
         raise ValueError(f"relax names unknown main filter(s) {sorted(unknown)}; known: {list(MAIN_FILTERS)}")
     mask = pd.Series(True, index=runs.index)
+    if task == "discovery":
+        mask &= discovery_mask(runs)
+    elif task is not None:
+        mask &= (runs["task"].astype(str) == str(task)) if "task" in runs.columns else False
     if status_ok:
         mask &= runs["status"].astype(str) == "ok"
     if "protocol" in runs.columns and "protocol" not in relax:
@@ -220,7 +247,7 @@ def unit_scores(runs: pd.DataFrame, metrics: Sequence[str] = ("f1", "shd"), main
     if main_only:
         rows = _labelled(runs[main_mask(runs, relax)], apart=(*relax, *by))
     else:
-        rows = _labelled(runs[runs["status"].astype(str) == "ok"], apart=by)
+        rows = _labelled(runs[(runs["status"].astype(str) == "ok") & discovery_mask(runs)], apart=by)
     key = list(UNIT_KEY) + [c for c in by if c not in UNIT_KEY]
     carried = [c for c in _UNIT_COLUMNS if c in runs.columns and c not in key]
     cols = key + metrics + ["replicates"] + carried
