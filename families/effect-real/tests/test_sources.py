@@ -104,3 +104,17 @@ def test_missing_distribution_is_named():
         sources.package_file("not-a-real-dist", "x.csv")
     with pytest.raises(FileNotFoundError, match="does not ship"):
         sources.package_file("econml", "econml/data/ihdp/nope.csv")
+
+
+def test_ihdp_beta_reproduces_econml_surface_b():
+    from econml.data import dgps
+
+    X, T, _ = sources.ihdp_covariates()
+    for seed in (0, 11):
+        _, _, X_e, tau = dgps.ihdp_surface_B(random_state=seed)
+        beta = sources.ihdp_beta("B", seed)
+        offset = np.r_[0.0, np.full(X_e.shape[1] - 1, 0.5)]
+        omega = np.mean((X_e @ beta - np.exp((X_e + offset) @ beta))[T == 1]) - 4
+        np.testing.assert_allclose(X_e @ beta - omega - np.exp((X_e + offset) @ beta), tau, rtol=0, atol=1e-10)
+    assert sources.ihdp_beta("A", 5).shape == (26,)
+    assert set(np.unique(sources.ihdp_beta("A", 5))) <= {0, 1, 2, 3, 4}

@@ -294,6 +294,30 @@ def ihdp_table(surface: str, seed: int) -> SourceTable:
                        source=(source, f"econml.data.dgps.ihdp_surface_{str(surface).upper()}"))
 
 
+#: econml 0.17.0's coefficient draws (values, probabilities) of surfaces A and B (``econml.data.dgps``)
+IHDP_BETA_DRAWS = {"A": ((0, 1, 2, 3, 4), (0.5, 0.2, 0.15, 0.1, 0.05)),
+                   "B": ((0, 0.1, 0.2, 0.3, 0.4), (0.6, 0.1, 0.1, 0.1, 0.1))}
+
+
+def ihdp_beta(surface: str, seed: int) -> np.ndarray:
+    """The (26,) coefficients β econml draws for ``ihdp_surface_{surface}(random_state=seed)``: entry 0 is
+    the intercept's, entry 1 + j that of :data:`IHDP_COVARIATES` [j].
+
+    Reproduces econml 0.17.0's first draw (``RandomState(seed).choice(values, 26, p=…)``) because
+    econml does not return β; the test suite checks it against econml's ``true_TE`` of surface B.
+    Use: in a replicate where β of b.marr is 0 the hidden variable does not enter the outcome, so
+    the ``hc`` view loses no confounding there (README, "IHDP").
+
+    Raises:
+        ValueError: unknown surface.
+    """
+    if str(surface).upper() not in IHDP_BETA_DRAWS:
+        raise ValueError(f"IHDP surface must be 'A' or 'B', got {surface!r}")
+    values, probs = IHDP_BETA_DRAWS[str(surface).upper()]
+    rs = np.random.RandomState(int(seed))
+    return rs.choice(list(values), size=len(IHDP_COVARIATES) + 1, replace=True, p=list(probs)).astype(np.float64)
+
+
 def describe_sources() -> List[str]:
     """The files this family reads (for the README and ``arena show``)."""
     return [NSW_FILE, CPS_FILE] + [f"{ACIC_DIR}/x.csv"] + [f"{ACIC_DIR}/zymu_{k}.csv" for k in ACIC_INSTANCES] \
