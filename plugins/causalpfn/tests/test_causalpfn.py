@@ -254,3 +254,62 @@ def test_the_worker_serves_two_identical_fits_for_one_cell_seed(tiny, tmp_path):
     first, second = (w.fit({"id": str(i), "dataset_path": path, "seed": 5}) for i in range(2))
     assert first["status"] == second["status"] == "ok", first.get("error")
     assert first["prediction"]["cate"] == second["prediction"]["cate"] and len(first["prediction"]["cate"]) == 40
+
+
+# -- the arena's runner, end to end -------------------------------------------------------------------
+class _World:
+    """A two-view world (``bd``, ``fd``) plus a bounds view (``pi_manski``) over the same units."""
+
+    task, family, scm_id, n_replicates = "effect", "causalpfn_toy", "w0", 1
+    splits = ("bd", "fd", "pi_manski")
+    factors = {"world": "w0"}
+
+    def dataset(self, split, replicate, standardise=True, protocol="default", n=None):
+        if split == "pi_manski":
+            ds = world("hc")
+            return EffectDataset(X=ds.X, T=ds.T, Y=(ds.Y > 0).astype(float), X_query=ds.X_query,
+                                 query_ids=ds.query_ids, unit_ids=ds.unit_ids, view=split, target="bounds",
+                                 assumption="manski", outcome="binary", metadata={"seed": 1})
+        ds = world(split)
+        ds.metadata = {"seed": 1, "family": self.family, "scm_id": self.scm_id, "split": split}
+        return ds
+
+    def oracle(self, split, replicate, n=None):
+        from causalarena.effect import EffectOracle
+
+        q = world("hc").query_ids
+        tau = np.full(len(q), 1.5)  # Y = … + 1.5 M, E[M(1) − M(0)] = 1
+        if split == "pi_manski":
+            return EffectOracle(query_ids=q, tau=tau, lower=np.full(len(q), -1.0), upper=np.ones(len(q)))
+        return EffectOracle(query_ids=q, tau=tau)
+
+    def fingerprint(self):
+        return "c0ffee00c0ffee00"
+
+
+def test_an_arena_grid_runs_on_point_views_and_marks_the_bounds_view_unsupported(zero_head, tmp_path):
+    # one method, so one worker process: importing torch there costs 5 CPU-s (up to ~20 s wall on a busy machine)
+    import attrs
+
+    from arena_method_causalpfn.plugin import arena_methods
+    from causalarena.plugins import get_registry
+    from causalarena.records import Status
+    from causalarena.runner import make_cells, run_grid
+    from causalarena.store import Store
+
+    methods = [attrs.evolve(i, params={**i.params, "checkpoint": zero_head}) for i in arena_methods()
+               if i.name == "causalpfn_aux"]
+    with Store(str(tmp_path / "r.sqlite")) as st:
+        run_grid(make_cells([_World()], methods), get_registry(), st, progress=False)
+        rows = {(r.method, r.split): r for r in st.records()}
+        est = st.estimates_frame()
+    assert {k: r.status for k, r in rows.items()} == {
+        (m, v): (Status.UNSUPPORTED if v == "pi_manski" else Status.OK)
+        for m in ("causalpfn_aux",) for v in _World.splits}
+    for view in ("bd", "fd"):  # the zero-head known answer, through the worker process and the store
+        ds = world(view)
+        diff = ds.Y[ds.T == 1].mean() - ds.Y[ds.T == 0].mean()
+        row = est[(est.method == "causalpfn_aux") & (est.split == view)].iloc[0]
+        np.testing.assert_allclose(row.cate, diff, atol=2e-5)
+        assert rows[("causalpfn_aux", view)].metrics["spehe2"] == pytest.approx((diff - 1.5) ** 2, abs=1e-4)
+    assert "'pi_manski' is missing" in rows[("causalpfn_aux", "pi_manski")].error
