@@ -10,7 +10,7 @@ ratio equals τ(x) (App. B.3); the naive contrast is biased by the U → T, U �
 import numpy as np
 import pytest
 
-from causalarena.effect import EffectDataset, check_effect_output
+from causalarena.effect import EffectDataset, EffectInstance, EffectOracle, check_effect_output
 
 
 def iv_world(n=1000, q=100, seed=0, strength=4.0, first_stage=True):
@@ -117,3 +117,39 @@ def test_registered_for_the_iv_view_only():
         assert info.params == {"backbone": backbone, "seed": 0}
         assert info.distribution == "arena-method-wald"
         assert info.load().__name__ == "ConditionalWald"
+
+
+class IVWorlds(EffectInstance):
+    """A two-view effect instance for the runner: ``iv`` with a zero first stage, ``fd`` (not Wald's view)."""
+
+    family, scm_id, splits, n_replicates, factors = "wald_test", "zero-fs", ("iv", "fd"), 1, {}
+
+    def dataset(self, split, replicate, standardise=True, protocol="default", n=None):
+        ds, _ = iv_world(n=300, q=20, first_stage=False)
+        if split == "fd":
+            ds = EffectDataset(X=ds.X, T=ds.T, Y=ds.Y, X_query=ds.X_query, query_ids=ds.query_ids, view="fd",
+                               auxiliary={"mediator": ds.T.astype(float)})
+        ds.view = split
+        return ds
+
+    def oracle(self, split, replicate, n=None):
+        _, tau = iv_world(n=300, q=20, first_stage=False)
+        return EffectOracle(query_ids=np.arange(300, 320), tau=tau)
+
+    def fingerprint(self):
+        return "0123456789abcdef"
+
+
+def test_the_runner_records_a_zero_first_stage_as_invalid_output(tmp_path):
+    from causalarena.plugins import get_registry
+    from causalarena.records import Status
+    from causalarena.runner import make_cells, run_grid
+    from causalarena.store import Store
+
+    world = IVWorlds()
+    reg = get_registry()
+    with Store(str(tmp_path / "r.sqlite")) as st:
+        run_grid(make_cells([world], [reg.method("wald_xgboost")]), reg, st, progress=False)
+        rows = {r.split: r for r in st.records()}
+    assert rows["iv"].status == Status.INVALID_OUTPUT and "20 non-finite value(s) of 20" in rows["iv"].error
+    assert rows["fd"].status == Status.UNSUPPORTED
