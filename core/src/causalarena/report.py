@@ -764,6 +764,7 @@ def _runtime_points(runs: pd.DataFrame, failures: str) -> Tuple[pd.DataFrame, Di
     missing = [c for c in ("method", "status") + RUNTIME_COLUMNS if c not in runs.columns]
     if missing:
         raise ValueError(f"{_OLD_STORE} (missing column(s) {missing})")
+    runs = task_runs(runs, "discovery")  # T_graph is per graph: effect runs have no graph size d
     status = runs["status"].astype(str)
     ok_with_worker = (status == Status.OK.value) & runs["worker_id"].notna()
     if len(runs) and (status == Status.OK.value).any() and not ok_with_worker.any():
