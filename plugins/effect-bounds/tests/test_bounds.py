@@ -192,3 +192,24 @@ def test_bad_input_names_the_field():
         PlugInBounds().fit(no_inst)
     with pytest.raises(ValueError, match="backbone"):
         PlugInBounds("tabpfn")
+
+
+def test_an_arena_grid_runs_the_estimators_on_the_companion_views(tmp_path):
+    """Family and estimator through the runner (worker processes, oracle harness-side): every view scored."""
+    from causalarena.plugins import get_registry
+    from causalarena.records import Status
+    from causalarena.runner import make_cells, run_grid
+    from causalarena.store import Store
+
+    reg = get_registry()
+    world = reg.family("causalidview_pi").load()().instance("pi-w00-linear")  # through the entry point
+    cells = make_cells([world], [reg.method("bounds_logistic")], splits=("pi_manski", "pi_iv", "pi_msm_2"))
+    with Store(str(tmp_path / "r.sqlite")) as st:
+        run_grid(cells, reg, st, progress=False)
+        rows = {r.split: r for r in st.records()}
+    assert {s: r.status for s, r in rows.items()} == {s: Status.OK for s in ("pi_manski", "pi_iv", "pi_msm_2")}
+    direct = PlugInBounds("logistic").fit(world.dataset("pi_msm_2", 0)).prediction()
+    assert rows["pi_msm_2"].metrics["bound_rmse"] == pytest.approx(bound_rmse(world.oracle("pi_msm_2", 0), direct),
+                                                                   abs=1e-12)
+    assert rows["pi_manski"].metrics["bound_width"] == pytest.approx(1.0)
+    assert rows["pi_manski"].n == 1024 and rows["pi_manski"].d == 50
