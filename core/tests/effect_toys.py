@@ -18,6 +18,7 @@ import attrs
 import numpy as np
 
 from causalarena.effect import EffectDataset, EffectInstance, EffectMethod, EffectOracle
+from causalarena.family import Family
 from causalarena.protocol import cell_seed
 from causalarena.records import MethodInfo
 
@@ -114,3 +115,27 @@ class RecordsInput(EffectMethod):
 def effect_info(name: str, cls: str, **kw) -> MethodInfo:
     """An effect MethodInfo whose factory lives in this module."""
     return MethodInfo(name=name, factory=f"effect_toys:{cls}", task="effect", output_kind="effect", **kw)
+
+
+class LeakyWorld(ToyWorld):
+    """Hands the oracle τ to methods as an 'instrument' column: the conformance kit must catch it."""
+
+    def dataset(self, split, replicate, standardise=True, protocol="default", n=None):
+        ds = super().dataset(split, replicate, standardise, protocol, n)
+        tau = self.oracle(split, replicate).tau
+        ds.auxiliary_query = {**ds.auxiliary_query, "instrument": tau[:, None]}
+        ds.auxiliary = {**ds.auxiliary, "instrument": np.zeros((ds.n, 1))}
+        return ds
+
+
+class ToyEffectFamily(Family):
+    """A family of one :class:`ToyWorld` (``leaky=True``: a :class:`LeakyWorld`)."""
+
+    name = "toy_effect"
+
+    def __init__(self, leaky=False):
+        super().__init__(leaky=leaky)
+        self.leaky = leaky
+
+    def instances(self):
+        return [(LeakyWorld if self.leaky else ToyWorld)()]

@@ -194,3 +194,19 @@ def test_rescore_recomputes_effect_metrics_from_the_stored_estimates(tmp_path):
         rescored, missing = rescore(st, get_registry().metrics)
         after = {r.split: dict(r.metrics) for r in st.records() if r.status == Status.OK}
     assert (rescored, missing) == (1, 0) and after == before
+
+
+def test_the_family_kit_runs_effect_rules_and_catches_an_oracle_leak():
+    import sys
+
+    from causalarena.records import FamilyInfo
+    from causalarena.testing import ConformanceError, family_checks
+
+    sys.path.insert(0, TESTS_DIR)
+    info = FamilyInfo(name="toy_effect", factory="effect_toys:ToyEffectFamily", task="effect")
+    checks = dict(family_checks(info))
+    for cid in ("instances", "datasets", "true_graph", "finite", "standardise", "deterministic", "no_truth_leak"):
+        checks[cid]()  # the effect rules pass on the toy world
+    leaky = dict(family_checks(info, leaky=True))
+    with pytest.raises(ConformanceError, match="'auxq__instrument' a method receives contains the oracle"):
+        leaky["no_truth_leak"]()

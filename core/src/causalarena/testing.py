@@ -875,7 +875,8 @@ def _instances(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> 
     return insts[: int(limit)] if limit else insts
 
 
-def _dataset(info: Any, inst: Any, split: str, replicate: int = 0, **kw: Any) -> Dataset:
+def _dataset(info: Any, inst: Any, split: str, replicate: int = 0, **kw: Any) -> Any:
+    """The instance's table: a :class:`Dataset`, or an :class:`~causalarena.effect.EffectDataset` for an effect family."""
     try:
         ds = inst.dataset(split, replicate, **kw)
     except Exception as exc:
@@ -883,8 +884,11 @@ def _dataset(info: Any, inst: Any, split: str, replicate: int = 0, **kw: Any) ->
             f"{_fwho(info, inst, split)}: dataset(split={split!r}, replicate={replicate}"
             f"{''.join(f', {k}={v!r}' for k, v in kw.items())}) raised {type(exc).__name__}: {exc}"
         ) from exc
-    if not isinstance(ds, Dataset):
-        _ffail(info, f"dataset() returned {type(ds).__name__}, not a causalarena.data.Dataset", inst, split)
+    from .effect import EffectDataset
+
+    want = EffectDataset if getattr(inst, "task", "discovery") == "effect" else Dataset
+    if not isinstance(ds, want):
+        _ffail(info, f"dataset() returned {type(ds).__name__}, not a {want.__module__}.{want.__name__}", inst, split)
     return ds
 
 
@@ -1479,6 +1483,145 @@ def check_family_column_order(info: Any, options: Dict[str, Any], settings: Dict
 
 
 #: (check_id, check) of the family kit, in the order they run.
+# -- effect families (task "effect"): the same check ids, effect rules ------------------------------------
+
+#: oracle-like names that must not appear in what a method sees (metadata keys)
+ORACLE_KEYS = ("tau", "tau0", "cate", "ite", "oracle", "mu0", "mu1", "y0", "y1", "potential_outcomes", "lower",
+               "upper")
+
+
+def _oracle(info: Any, inst: Any, split: str, replicate: int = 0, **kw: Any) -> Any:
+    from .effect import EffectOracle
+
+    try:
+        o = inst.oracle(split, replicate, **kw)
+    except Exception as exc:
+        raise ConformanceError(f"{_fwho(info, inst, split)}: oracle(split={split!r}, replicate={replicate}) raised "
+                               f"{type(exc).__name__}: {exc}") from exc
+    if not isinstance(o, EffectOracle):
+        _ffail(info, f"oracle() returned {type(o).__name__}, not a causalarena.effect.EffectOracle", inst, split)
+    return o
+
+
+def check_effect_family_instances(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    """instances() lists EffectInstance objects (task ``effect``) with unique ids, this family's name, distinct
+    non-empty view names as splits and a positive replicate count; the listing is stable."""
+    from .effect import EffectInstance
+
+    insts = _instances(info, dict(options), {})
+    ids = []
+    for k, inst in enumerate(insts):
+        if not isinstance(inst, EffectInstance):
+            _ffail(info, f"instances()[{k}] is {type(inst).__name__}, not a causalarena.effect.EffectInstance")
+        if inst.family != info.name:
+            _ffail(info, f"instance.family is {inst.family!r}, not the registered name {info.name!r}", inst)
+        splits = tuple(inst.splits)
+        if not splits or len(set(splits)) != len(splits) or not all(isinstance(v, str) and v for v in splits):
+            _ffail(info, f"views (splits) {splits!r} must be distinct non-empty strings", inst)
+        reps = inst.n_replicates
+        if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
+            _ffail(info, f"n_replicates must be a positive int, got {reps!r}", inst)
+        ids.append(inst.scm_id)
+    if len(set(ids)) != len(ids):
+        _ffail(info, "duplicate instance ids; ids must be unique within a family")
+    if [i.scm_id for i in _instances(info, dict(options), {})] != ids:
+        _ffail(info, "instances() lists other ids (or another order) from a fresh family object")
+
+
+def check_effect_family_datasets(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    """Every view builds an EffectDataset and an EffectOracle over the same query ids, with both
+    treatment arms in the context and query units disjoint from context units."""
+    for inst, split in _cells(info, options, settings):
+        ds, o = _dataset(info, inst, split), _oracle(info, inst, split)
+        if not np.array_equal(ds.query_ids, o.query_ids):
+            _ffail(info, "the oracle's query ids differ from the dataset's", inst, split)
+        if ds.q < 1 or ds.n < 4:
+            _ffail(info, f"{ds.n} context and {ds.q} query units; an effect table needs both", inst, split)
+        if np.intersect1d(ds.query_ids, ds.unit_ids).size:
+            _ffail(info, "query units are also context units (query_ids ∩ unit_ids is not empty)", inst, split)
+        if ds.target == "bounds" and o.lower is None:
+            _ffail(info, "a bounds view's oracle has no identified-set endpoints (lower, upper)", inst, split)
+
+
+def check_effect_family_paired_views(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    """The views of one instance are one realisation (CausalIDView App. D.1): the same context units,
+    T, Y, query ids and oracle τ in every view, bit for bit."""
+    for inst in _instances(info, options, settings):
+        views = list(inst.splits)
+        base, ob = _dataset(info, inst, views[0]), _oracle(info, inst, views[0])
+        for v in views[1:]:
+            ds, o = _dataset(info, inst, v), _oracle(info, inst, v)
+            for name, a, b in (("unit_ids", base.unit_ids, ds.unit_ids), ("T", base.T, ds.T), ("Y", base.Y, ds.Y),
+                               ("query_ids", base.query_ids, ds.query_ids), ("oracle tau", ob.tau, o.tau)):
+                if not np.array_equal(a, b):
+                    _ffail(info, f"views {views[0]!r} and {v!r} differ in {name}: views must be projections of one "
+                                 "realisation (App. D.1)", inst, v)
+
+
+def check_effect_family_finite(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    """The oracle τ (and bounds) are finite; Y and the auxiliaries are finite, X may hold NaN only as missing."""
+    for inst, split in _cells(info, options, settings):
+        ds, o = _dataset(info, inst, split), _oracle(info, inst, split)
+        for name, arr in (("oracle tau", o.tau), ("Y", ds.Y), *((f"auxiliary[{r!r}]", a) for r, a in
+                                                                ds.auxiliary.items())):
+            if not np.isfinite(arr).all():
+                _ffail(info, f"{name} has non-finite values", inst, split)
+        if np.isinf(ds.X).any():
+            _ffail(info, "X has infinite entries", inst, split)
+
+
+def check_effect_family_context_size(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    """``dataset(..., n=k)`` (``arena run --n``, the context-length stress of App. F.2) gives k context units
+    and leaves the query units and the oracle unchanged."""
+    for inst, split in _cells(info, options, settings):
+        full = _dataset(info, inst, split)
+        k = max(4, full.n // 2)
+        small, o = _dataset(info, inst, split, n=k), _oracle(info, inst, split, n=k)
+        if small.n != k:
+            _ffail(info, f"dataset(n={k}) has {small.n} context units", inst, split)
+        if not np.array_equal(small.query_ids, full.query_ids) or not np.array_equal(o.tau, _oracle(info, inst,
+                                                                                                    split).tau):
+            _ffail(info, f"dataset(n={k}) changed the query units or the oracle", inst, split)
+
+
+def check_effect_family_deterministic(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    """The same view twice, from fresh family objects, is byte-identical; so is its oracle."""
+    fresh = _instances(info, options, settings)
+    for inst, twin in zip(_instances(info, options, settings), fresh):
+        for split in inst.splits:
+            if _dataset(info, inst, split).to_npz_bytes() != _dataset(info, twin, split).to_npz_bytes():
+                _ffail(info, "the same view built twice differs (seed everything from the cell)", inst, split)
+            if not np.array_equal(_oracle(info, inst, split).tau, _oracle(info, twin, split).tau):
+                _ffail(info, "the oracle differs between two builds", inst, split)
+
+
+def check_effect_family_no_oracle_leak(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    """What a method receives (the saved EffectDataset) holds no oracle: no metadata key named like one
+    (:data:`ORACLE_KEYS`), and no stored array containing the oracle τ (unless τ is constant, e.g. 0)."""
+    import io
+
+    for inst, split in _cells(info, options, settings):
+        ds, o = _dataset(info, inst, split), _oracle(info, inst, split)
+        leaked = sorted(k for k in ds.metadata if str(k).lower() in ORACLE_KEYS)
+        if leaked:
+            _ffail(info, f"metadata keys {leaked} reach the method process", inst, split)
+        if np.ptp(o.tau) == 0:
+            continue  # a constant target (a negative control, τ = 0) cannot be told from a constant column
+        tau = np.round(o.tau, 10)
+        with np.load(io.BytesIO(ds.without_truth().to_npz_bytes()), allow_pickle=False) as z:
+            for key in z.files:
+                arr = z[key]
+                if arr.dtype.kind == "f" and arr.size and np.isin(tau, np.round(arr.ravel(), 10)).mean() > 0.5:
+                    _ffail(info, f"the array {key!r} a method receives contains the oracle τ values", inst, split)
+
+
+def _not_an_effect_rule(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
+    _skip(f"{info.name}: a discovery rule (graphs, sortability, column order) with no effect counterpart")
+
+
+#: discovery family check → its effect counterpart (same check id), for a family whose task is ``effect``
+EFFECT_FAMILY_CHECKS: Dict[Callable[..., None], Callable[..., None]] = {}
+
 FAMILY_CHECKS: Tuple[Tuple[str, Callable[[Any, Dict[str, Any], Dict[str, Any]], None]], ...] = (
     ("registered", check_family_registered),
     ("descriptor_cheap", check_family_descriptor_cheap),
@@ -1495,6 +1638,15 @@ FAMILY_CHECKS: Tuple[Tuple[str, Callable[[Any, Dict[str, Any], Dict[str, Any]], 
     ("no_truth_leak", check_family_no_truth_leak),
     ("fingerprint", check_family_fingerprint),
 )
+EFFECT_FAMILY_CHECKS.update({check_family_instances: check_effect_family_instances,
+                             check_family_datasets: check_effect_family_datasets,
+                             check_family_true_graph: check_effect_family_paired_views,
+                             check_family_finite: check_effect_family_finite,
+                             check_family_standardise: check_effect_family_context_size,
+                             check_family_sortability: _not_an_effect_rule,
+                             check_family_column_order: _not_an_effect_rule,
+                             check_family_deterministic: check_effect_family_deterministic,
+                             check_family_no_truth_leak: check_effect_family_no_oracle_leak})
 
 
 class _FamilyCheck:
@@ -1505,7 +1657,9 @@ class _FamilyCheck:
         self.name, self.check_id, self.fn, self.options, self.settings = name, check_id, fn, options, settings
 
     def __call__(self) -> None:
-        self.fn(_resolve_family(self.name), dict(self.options), dict(self.settings))
+        info = _resolve_family(self.name)
+        fn = EFFECT_FAMILY_CHECKS.get(self.fn, self.fn) if getattr(info, "task", "discovery") == "effect" else self.fn
+        fn(info, dict(self.options), dict(self.settings))
 
     def __repr__(self) -> str:
         label = self.name if isinstance(self.name, str) else self.name.name
