@@ -242,6 +242,11 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
     runs: pd.DataFrame = A.discovery_rows(all_runs)
     results = Path(ctx.results)
     out = _Section(results, ctx.console)
+    if not len(runs) and len(all_runs):  # an effect-only store: the discovery analyses have nothing to read
+        dropped = [a for a in analyses if a != "effect"]
+        analyses = type(analyses)(a for a in analyses if a == "effect")
+        if dropped:
+            out.skip("discovery analyses", f"no discovery runs in this store ({', '.join(dropped)} need them)")
     board, _ = _leaderboard(runs)  # the page's table: every run, like the printed leaderboard
     main = A.main_rows(runs, status_ok=False)  # Fig. 4 is the main benchmark's (no suite or protocol variants)
     _, cells = _leaderboard(main) if len(main) else (None, pd.DataFrame(columns=["method"]))
@@ -256,7 +261,7 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
     if {"precision_mean", "recall_mean"} <= set(cells.columns) and len(cells):
         out.run("precision-recall figure", lambda: out.figure(
             "Precision–recall and F1–SHD (Fig. 4)", F.precision_recall_f1_shd(cells, out.figures_dir, styles=styled(cells))))
-    else:
+    elif len(runs):
         out.skip("precision-recall figure", "the runs hold no precision / recall (arena rescore adds them)")
     slices: Dict[str, pd.DataFrame] = {}
 
