@@ -8,4 +8,4 @@ figures (PNG + SVG) and a static HTML report. Registered with ``arena report``
 through the core's ``arena_reports()`` hook.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
