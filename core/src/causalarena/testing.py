@@ -661,6 +661,21 @@ def check_effect_registered(info: MethodInfo, params: Dict[str, Any]) -> None:
         _skip(f"{rec.name}: declares views {rec.views} the reference world does not offer")
 
 
+def check_effect_get_params(info: MethodInfo, params: Dict[str, Any]) -> None:
+    """The constructor stores the descriptor's parameters unchanged and get_params round-trips them
+    (an effect class may serve several descriptors, so its defaults need not be any one's)."""
+    est = _build(info, params)
+    got = est.get_params()
+    for key, value in params.items():
+        if key not in got:
+            _fail(info, f"get_params() lacks constructor parameter {key!r}")
+        if got[key] is not value:
+            _fail(info, f"__init__ must store {key}={value!r} unchanged, get_params() gives {got[key]!r}")
+    again = _build(info, got).get_params()
+    if again.keys() != got.keys() or any(not _same(again[k], got[k]) for k in got):
+        _fail(info, f"get_params() does not round-trip: {got!r} -> {again!r}")
+
+
 def check_effect_fit_output(info: MethodInfo, params: Dict[str, Any]) -> None:
     """On every declared reference view: fit returns self, a finite (q,) estimate of the right kind,
     the dataset and the parameters untouched."""
@@ -732,6 +747,7 @@ CHECKS: Tuple[Tuple[str, Callable[[MethodInfo, Dict[str, Any]], None]], ...] = (
     ("obs_table", check_obs_table),
 )
 EFFECT_CHECKS.update({check_registered: check_effect_registered, check_fit_output: check_effect_fit_output,
+                      check_get_params: check_effect_get_params,
                       check_deterministic: check_effect_deterministic,
                       check_ignores_true_adjacency: check_effect_query_order,
                       check_refit_independent: check_effect_refit_independent,
@@ -747,10 +763,14 @@ class _Check:
 
     def __call__(self) -> None:
         info = _resolve(self.name)
-        fn = EFFECT_CHECKS.get(self.fn, self.fn) if info.task == "effect" else self.fn
-        if info.task == "effect" and self.fn is check_obs_table:
+        if info.task != "effect":
+            self.fn(info, dict(self.params))
+            return
+        if self.fn is check_obs_table:
             return  # the fit_output check already fits every declared view
-        fn(info, dict(self.params))
+        # an effect estimator class commonly serves several descriptors (one per backbone, App. E.2.2):
+        # the kit checks the configuration the arena runs, the descriptor's parameters
+        EFFECT_CHECKS.get(self.fn, self.fn)(info, {**dict(info.params), **self.params})
 
     def __repr__(self) -> str:
         label = self.name if isinstance(self.name, str) else self.name.name

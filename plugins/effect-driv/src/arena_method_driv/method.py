@@ -28,13 +28,16 @@ import numpy as np
 from causalarena.effect import EffectDataset, EffectMethod
 
 
-def resolve_seed(random_state: Optional[int]) -> int:
-    """``random_state`` when given, else one draw from numpy's global generator (seeded by the
+def resolve_seed(random_state: Optional[int], dataset: Optional[EffectDataset] = None) -> int:
+    """``random_state`` when given, else the dataset's ``metadata["seed"]`` (the cell's seed), else one
+    draw from numpy's global generator (seeded by the
     arena's worker with the cell's seed): the fit is a deterministic function of that seed.
 
     Raises:
         ValueError: ``random_state`` is not a non-negative integer.
     """
+    if random_state is None and dataset is not None and dataset.metadata.get("seed") is not None:
+        return int(dataset.metadata["seed"]) % (2 ** 31 - 1)  # the cell's seed (the kit's convention)
     if random_state is None:
         return int(np.random.randint(0, 2 ** 31 - 1))
     if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)) or random_state < 0:
@@ -125,7 +128,7 @@ class ForestDRIVMethod(EffectMethod):
         if dataset.target != "cate":
             raise ValueError(f"ForestDRIV estimates a point CATE; EffectDataset.target is {dataset.target!r}")
         Z = binary_instrument(dataset)
-        seed = resolve_seed(self.random_state)
+        seed = resolve_seed(self.random_state, dataset)
         W = dataset.auxiliary.get("confounder")
         est = self._estimator(seed)
         est.fit(dataset.Y, dataset.T.astype(np.int64), Z=Z, X=dataset.X, W=W, inference=None)

@@ -37,10 +37,11 @@ from causalarena.effect import EffectDataset, EffectMethod
 ADJUSTMENT_ROLES = ("confounder",)
 
 
-def resolve_seed(random_state: Optional[int]) -> int:
+def resolve_seed(random_state: Optional[int], dataset: Optional[EffectDataset] = None) -> int:
     """The seed handed to every backbone and to econml's fold splitter.
 
-    ``random_state`` when given; else one draw ``numpy.random.randint(0, 2**31 − 1)``
+    ``random_state`` when given; else the dataset's ``metadata["seed"]`` (the cell's seed, as the
+    conformance kit expects); else one draw ``numpy.random.randint(0, 2**31 − 1)``
     from numpy's global generator, which the arena's worker seeds with the cell's
     seed (:func:`causalarena.protocol.cell_seed`) before ``fit`` — so the fit is a
     deterministic function of the cell's seed.
@@ -48,6 +49,8 @@ def resolve_seed(random_state: Optional[int]) -> int:
     Raises:
         ValueError: ``random_state`` is not a non-negative integer.
     """
+    if random_state is None and dataset is not None and dataset.metadata.get("seed") is not None:
+        return int(dataset.metadata["seed"]) % (2 ** 31 - 1)  # the cell's seed (the kit's convention)
     if random_state is None:
         return int(np.random.randint(0, 2 ** 31 - 1))
     if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)) or random_state < 0:
@@ -135,7 +138,7 @@ class _BackdoorLearner(EffectMethod):
         self._check_backbone()
         check_point_target(dataset, type(self).__name__)
         V, V_query, names = adjustment_features(dataset)
-        seed = resolve_seed(self.random_state)
+        seed = resolve_seed(self.random_state, dataset)
         est = self._estimator(seed)
         self._fit_estimator(est, dataset.Y, dataset.T.astype(np.int64), V)
         cate = np.asarray(est.effect(V_query, T0=0, T1=1), dtype=np.float64).reshape(-1)
