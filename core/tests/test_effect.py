@@ -210,3 +210,20 @@ def test_the_family_kit_runs_effect_rules_and_catches_an_oracle_leak():
     leaky = dict(family_checks(info, leaky=True))
     with pytest.raises(ConformanceError, match="'auxq__instrument' a method receives contains the oracle"):
         leaky["no_truth_leak"]()
+
+
+def test_the_effect_table_keeps_the_default_run_beside_a_context_length_run(tmp_path):
+    """A `--n` run of the same cell is a stress variant: it never replaces the default-size result."""
+    from causalarena.report import effect_leaderboard, effect_table
+
+    m = effect_info("ols", "LinearSLearner", views=("bd",))
+    with Store(str(tmp_path / "r.sqlite")) as st:
+        run_grid(make_cells([ToyWorld()], [m]), get_registry(), st, env=ENV, progress=False)
+        run_grid(make_cells([ToyWorld()], [m]), get_registry(), st, env=ENV, progress=False, n=100)
+        default = next(r for r in st.records() if r.split == "bd" and r.n_override is None)
+        assert {r.n for r in st.records() if r.split == "bd"} == {400, 100}
+        runs = st.runs_frame()
+    row = effect_table(runs).query("split == 'bd'").iloc[0]
+    assert row.instances == 1 and row.spehe2_mean == default.metrics["spehe2"]
+    assert row.spehe2_sd != row.spehe2_sd  # one instance: no SD (as the discovery leaderboard)
+    assert effect_leaderboard(runs).loc["ols", "toy_effect/bd"] == f"{default.metrics['spehe2']:.3f} (–)"

@@ -456,8 +456,10 @@ def effect_table(runs: pd.DataFrame) -> pd.DataFrame:
     """The effect-estimation table: one row per method × family × view (split).
 
     Over the original instances (not a Stay / Move copy, see
-    :func:`_original_variant`) at the default context size (no ``--n``):
-    ``instances`` with an ``ok`` run, the mean and SD (ddof 0) over instances of
+    :func:`_original_variant`) at the default context size (no ``--n``), one
+    row per dataset for a family whose instances carry the factor ``dataset``
+    (``family`` is then ``"effect_real:ihdp"``):
+    ``instances`` with an ``ok`` run, the mean and sample SD (ddof 1, NaN for one instance) over instances of
     ``spehe2`` (each instance's replicate mean first, as the leaderboard does),
     the means of its two parts ``mean_effect_error`` + ``centred_cate_error``
     (they sum to ``spehe2_mean``), ``bound_rmse`` and ``containment`` for bounds
@@ -466,10 +468,16 @@ def effect_table(runs: pd.DataFrame) -> pd.DataFrame:
     Raises:
         ValueError: missing columns or unknown statuses (as :func:`failure_table`).
     """
-    runs = _prepare(task_runs(runs, "effect"), [])
+    runs = task_runs(runs, "effect")
+    # the main table: original instances at the default context size; filtered before _prepare so a
+    # context-length (--n) run of the same cell never stands in for the default one
     runs = runs[_original_variant(runs)]
     if "n_override" in runs.columns:
         runs = runs[runs["n_override"].isna()]
+    runs = _prepare(runs, [])
+    if "factors" in runs.columns:  # a family of several datasets (effect_real): one row per dataset, never pooled
+        dataset = runs["factors"].map(lambda t: json.loads(t).get("dataset") if isinstance(t, str) else None)
+        runs = runs.assign(family=[f if d is None else f"{f}:{d}" for f, d in zip(runs["family"], dataset)])
     cols = ["method", "family", "split", "instances", "spehe2_mean", "spehe2_sd", "mean_effect_error_mean",
             "centred_cate_error_mean", "bound_rmse_mean", "containment_mean", "ok", "unsupported", "failures"]
     if not len(runs):
@@ -487,8 +495,8 @@ def effect_table(runs: pd.DataFrame) -> pd.DataFrame:
         for m in EFFECT_COLUMNS:
             values = per[m].dropna() if m in per.columns else pd.Series(dtype=float)
             row[f"{m}_mean"] = float(values.mean()) if len(values) else math.nan
-            if m == "spehe2":
-                row["spehe2_sd"] = float(values.std(ddof=0)) if len(values) else math.nan
+            if m == "spehe2":  # the sample SD over instances, as the discovery leaderboard's cells (NaN for one)
+                row["spehe2_sd"] = float(values.std(ddof=1)) if len(values) > 1 else math.nan
         rows.append(row)
     return pd.DataFrame(rows)[cols]
 
@@ -497,7 +505,8 @@ def _effect_cell(row: pd.Series) -> str:
     if row["ok"] == 0:
         return MISSING + (f" {WARN}{row['failures']}" if row["failures"] else "")
     if row["spehe2_mean"] == row["spehe2_mean"]:
-        text = f"{row['spehe2_mean']:.3f} ({row['spehe2_sd']:.3f})"
+        sd = MISSING if row["spehe2_sd"] != row["spehe2_sd"] else f"{row['spehe2_sd']:.3f}"
+        text = f"{row['spehe2_mean']:.3f} ({sd})"
     else:
         text = f"{row['bound_rmse_mean']:.3f}" if row["bound_rmse_mean"] == row["bound_rmse_mean"] else MISSING
     return text + (f" {WARN}{row['failures']}" if row["failures"] else "")

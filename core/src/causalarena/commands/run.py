@@ -334,10 +334,14 @@ def _warn_unpaired(methods, instances, cells, console) -> None:
 
     paired = {c.method.name for c in cells}
     tasks = {task_of(i) for i in instances}
+    offered = {c.split for c in cells}
     for m in methods:
         if m.name not in paired and task_of(m) not in tasks:
             console.print(f"[yellow]note[/yellow]: method {m.name!r} serves the {task_of(m)} task and no selected "
                           f"family does: it is not run", highlight=False)
+        elif task_of(m) == "effect" and m.views and not set(m.views) & offered:
+            console.print(f"[yellow]note[/yellow]: method {m.name!r} supports the view(s) {', '.join(m.views)}, none "
+                          "of which is selected: all its cells are unsupported", highlight=False)
 
 
 def _hint_stored_failures(grid_runs, counts, console) -> None:

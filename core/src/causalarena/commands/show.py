@@ -48,7 +48,14 @@ def run(args: argparse.Namespace) -> int:
     except (KeyError, ValueError) as exc:
         raise UsageError(f"no instance {scm_id!r} in family {family!r}: {exc.args[0]}") from None
     spec = getattr(inst, "spec", None)
-    if spec is None:
+    if getattr(inst, "task", "discovery") == "effect":  # a world of views: no graph to print
+        first = inst.dataset(tuple(inst.splits)[0], 0)
+        print(json.dumps({"family": family, "scm_id": scm_id, "task": "effect", "factors": inst.factors,
+                          "views": {v: inst.dataset(v, 0).roles for v in inst.splits},
+                          "replicates": inst.n_replicates, "context_units": first.n, "query_units": first.q,
+                          "covariates": first.d, "outcome": first.outcome, "target": first.target},
+                         indent=2, default=str))
+    elif spec is None:
         print(json.dumps({"family": family, "scm_id": scm_id, "factors": inst.factors,
                           "note": "a real table has no executable spec",
                           "adjacency": inst.true_adjacency().tolist()}, indent=2, default=str))
