@@ -475,16 +475,19 @@ def write_html(path: PathLike, report: HtmlReport, inline_figures: bool = False)
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     data = {"slices": _slices_payload(report)}
+    # an effect-only store: the discovery sections would be empty shells, so the page opens on the effect section
+    discovery = len(report.leaderboard) > 0 or report.effect is None
     body = "\n".join([
-        f'<header><h1>{_esc(report.title)}</h1><nav><a href="#leaderboard-section">Leaderboard</a>'
-        '<a href="#slices">Slice explorer</a><a href="#figures">Figures</a>'
-        + ('<a href="#tables">Tables</a>' if report.tables else "")
+        f'<header><h1>{_esc(report.title)}</h1><nav>'
+        + ('<a href="#leaderboard-section">Leaderboard</a><a href="#slices">Slice explorer</a>'
+           '<a href="#figures">Figures</a>' if discovery else "")
+        + ('<a href="#tables">Tables</a>' if report.tables and discovery else "")
         + ('<a href="#effect">Effect estimation</a>' if report.effect is not None else "")
         + '<a href="#configuration">Configuration</a></nav></header>',
-        _leaderboard_section(report),
-        _slices_section(),
-        _figures_section(report, out.parent, inline_figures),
-        _tables_section(report),
+        _leaderboard_section(report) if discovery else "",
+        _slices_section() if discovery else "",
+        _figures_section(report, out.parent, inline_figures) if discovery else "",
+        _tables_section(report) if discovery else "",
         _effect_section(report, out.parent, inline_figures),
         _config_section(report),
     ])
