@@ -51,6 +51,10 @@ def _log_spread(values: np.ndarray, factor: float = 30.0) -> bool:
     return bool(v.size and (v > 0).all() and v.max() / v.min() >= factor)
 
 
+#: a bar whose total exceeds this multiple of its panel's median sPEHE² is drawn off scale (hatched, value named)
+OFF_SCALE = 20.0
+
+
 def view_method_bars(table: pd.DataFrame, out_dir: PathLike, stem: str = "effect_view_method") -> List[Path]:
     """sPEHE² per method in each view, split into its two parts (paper Fig. 2).
 
@@ -58,7 +62,9 @@ def view_method_bars(table: pd.DataFrame, out_dir: PathLike, stem: str = "effect
     horizontal stacked bar: the mean-effect error (mean τ̂ − mean τ)² then
     the centred-CATE error, their sum the mean sPEHE² over worlds; the thin
     whisker is ± 1 SD of sPEHE² over worlds. Methods sorted best (lowest) on
-    top; each panel has its own x scale (views differ by orders of magnitude).
+    top; each panel has its own x scale (views differ by orders of magnitude),
+    ending near the largest total within :data:`OFF_SCALE` × the panel's
+    median: a larger (exploded) estimate is drawn to the edge, hatched, with its value.
 
     Args:
         table: :func:`arena_diagnosis.effect.view_method` output.
@@ -89,14 +95,36 @@ def view_method_bars(table: pd.DataFrame, out_dir: PathLike, stem: str = "effect
         centred = sub["centred_cate_error"].to_numpy(dtype=float)
         total = sub["spehe2"].to_numpy(dtype=float)
         sd = np.nan_to_num(sub["spehe2_sd"].to_numpy(dtype=float))
-        ax.barh(y, mean_part, color=_MEAN_COLOUR, edgecolor="white", linewidth=0.5, height=0.7)
-        ax.barh(y, centred, left=mean_part, color=_CENTRED_COLOUR, edgecolor="white", linewidth=0.5, height=0.7)
-        ax.errorbar(total, y, xerr=[np.zeros_like(sd), sd], fmt="none", ecolor="0.25", elinewidth=0.8, capsize=2)
-        top = float(np.nanmax(total + sd)) if len(total) else 1.0
-        for yi, t in zip(y, total):
-            ax.annotate(f"{t:.3g}", (t, yi), xytext=(3, 4), textcoords="offset points", fontsize=7, va="bottom",
-                        color="0.2")
-        ax.set_xlim(0, 1.18 * top if top > 0 else 1.0)
+        # an estimator that blew up (an unfloored ratio, exploding weights: 1e9 and more) would squash the
+        # others to nothing: the axis ends at the largest total within OFF_SCALE × the panel's median, and
+        # a bar beyond it is drawn to the edge, hatched, with its value and an arrow
+        finite = total[np.isfinite(total)]
+        median = float(np.median(finite)) if len(finite) else 0.0
+        cap = OFF_SCALE * median if median > 0 else np.inf
+        inside = finite[finite <= cap]
+        top = float(np.nanmax((total + sd)[total <= cap])) if len(inside) else (float(np.nanmax(finite))
+                                                                               if len(finite) else 1.0)
+        limit = 1.18 * top if top > 0 else 1.0
+        off = ~(total <= limit)
+        scale = np.where(off, limit / np.where(total > 0, total, 1.0), 1.0)
+        ax.barh(y, mean_part * scale, color=_MEAN_COLOUR, edgecolor="white", linewidth=0.5, height=0.7)
+        ax.barh(y, centred * scale, left=mean_part * scale, color=_CENTRED_COLOUR, edgecolor="white", linewidth=0.5,
+                height=0.7, hatch=None)
+        if off.any():
+            ax.barh(y[off], np.full(int(off.sum()), limit), fill=False, hatch="///", edgecolor="0.35", linewidth=0,
+                    height=0.7)
+        keep = ~off
+        ax.errorbar(total[keep], y[keep], xerr=[np.zeros(int(keep.sum())), sd[keep]], fmt="none", ecolor="0.25",
+                    elinewidth=0.8, capsize=2)
+        for yi, t, o in zip(y, total, off):
+            if o:
+                ax.annotate(f"{t:.2g} → off scale", (limit, yi), xytext=(-3, 0), textcoords="offset points",
+                            fontsize=7, va="center", ha="right", color="0.1",
+                            bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85))
+            else:
+                ax.annotate(f"{t:.3g}", (t, yi), xytext=(3, 4), textcoords="offset points", fontsize=7,
+                            va="bottom", color="0.2")
+        ax.set_xlim(0, limit)
         ax.set_yticks(y)
         ax.set_yticklabels([str(m) for m in sub["method"]], fontsize=8)
         ax.set_title(f"view {view}", fontsize=10)
