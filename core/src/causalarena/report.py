@@ -426,6 +426,8 @@ def to_markdown(df: pd.DataFrame, index: bool = True) -> str:
 # tasks: discovery runs feed the leaderboard above, effect runs the effect table below
 # ---------------------------------------------------------------------------
 
+#: the effect table's status-count columns, named by the statuses they count
+OK, UNSUPPORTED = Status.OK.value, Status.UNSUPPORTED.value
 #: the metrics of the effect table (:mod:`causalarena.effect`), shown when present
 EFFECT_COLUMNS = ("spehe2", "mean_effect_error", "centred_cate_error", "bound_rmse", "containment")
 
@@ -479,7 +481,7 @@ def effect_table(runs: pd.DataFrame) -> pd.DataFrame:
         dataset = runs["factors"].map(lambda t: json.loads(t).get("dataset") if isinstance(t, str) else None)
         runs = runs.assign(family=[f if d is None else f"{f}:{d}" for f, d in zip(runs["family"], dataset)])
     cols = ["method", "family", "split", "instances", "spehe2_mean", "spehe2_sd", "mean_effect_error_mean",
-            "centred_cate_error_mean", "bound_rmse_mean", "containment_mean", "ok", "unsupported", "failures"]
+            "centred_cate_error_mean", "bound_rmse_mean", "containment_mean", OK, UNSUPPORTED, "failures"]
     if not len(runs):
         return pd.DataFrame(columns=cols)
     status = runs["status"].astype(str)
@@ -489,8 +491,7 @@ def effect_table(runs: pd.DataFrame) -> pd.DataFrame:
         ok = g[st == Status.OK.value]
         per = ok.groupby("scm_id")[[m for m in EFFECT_COLUMNS if m in ok.columns]].mean()
         row: Dict[str, Any] = {"method": method, "family": family, "split": split, "instances": int(len(per)),
-                               "ok": int((st == Status.OK.value).sum()),
-                               "unsupported": int((st == Status.UNSUPPORTED.value).sum()),
+                               OK: int((st == OK).sum()), UNSUPPORTED: int((st == UNSUPPORTED).sum()),
                                "failures": int(st.isin(FAILURE_STATUSES).sum())}
         for m in EFFECT_COLUMNS:
             values = per[m].dropna() if m in per.columns else pd.Series(dtype=float)
@@ -502,7 +503,7 @@ def effect_table(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def _effect_cell(row: pd.Series) -> str:
-    if row["ok"] == 0:
+    if row[OK] == 0:
         return MISSING + (f" {WARN}{row['failures']}" if row["failures"] else "")
     if row["spehe2_mean"] == row["spehe2_mean"]:
         sd = MISSING if row["spehe2_sd"] != row["spehe2_sd"] else f"{row['spehe2_sd']:.3f}"
