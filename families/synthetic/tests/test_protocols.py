@@ -241,9 +241,15 @@ def test_make_dataset_runs_every_protocol():
 #: the protocols still in the core (before the move): the move keeps the bytes. Re-recorded for generator
 #: synthetic@2 (issue 12: er-d10-000 has an ``rff`` node, now evaluated in float32 row blocks; the
 #: protocols' code is unchanged — the hashes before were 3b16c6c5… and dff2654c…)
+#: Each protocol may have one value per machine class: the rff node's float32 matrix products go through
+#: OpenBLAS, whose kernels are chosen by CPU (the second values were recorded, code unchanged, on an AVX2
+#: machine without AVX-512, numpy 2.4.6): a new value here is a new machine class, never a code change
+#: (the other protocols' tables, without the shifted rff rows, are identical on both).
 KNOWN_NPZ_SHA256 = {
-    "parameter_shift": "dd50267caf24a122d75545fe7184f9da603ad63bdcfa3d3ad3a29f387445b36b",
-    "dense_mixed": "22c170d2c756a3df21f036a9f8119dd947df72e41c2f29fce0846ff8af8cdbfa",
+    "parameter_shift": ("dd50267caf24a122d75545fe7184f9da603ad63bdcfa3d3ad3a29f387445b36b",
+                        "e3892c577ad47c1f8499a4675d6820e8b96cbac984704646e9577aa303e4dbaf"),
+    "dense_mixed": ("22c170d2c756a3df21f036a9f8119dd947df72e41c2f29fce0846ff8af8cdbfa",
+                    "e32d0caaa34945ed48592b8981b3b805e36553d03d7f1b890cc4b88e80f0002b"),
 }
 
 
@@ -255,7 +261,10 @@ def test_moved_protocols_give_the_bytes_of_the_core_versions(name):
 
     inst = SyntheticFamily().select(["er-d10-000"])[0]
     ds = inst.dataset("obs_int", 0, protocol=name)
-    assert hashlib.sha256(ds.to_npz_bytes()).hexdigest() == KNOWN_NPZ_SHA256[name]
+    digest = hashlib.sha256(ds.to_npz_bytes()).hexdigest()
+    assert digest in KNOWN_NPZ_SHA256[name]
+    again = SyntheticFamily().select(["er-d10-000"])[0].dataset("obs_int", 0, protocol=name)
+    assert hashlib.sha256(again.to_npz_bytes()).hexdigest() == digest  # byte-identical on one machine
 
 
 def test_structural_protocols_carry_their_pool_and_the_core_reads_it():
