@@ -94,8 +94,11 @@ def test_export_tables_identical_to_before_refactor(tmp_path):
     assert sorted(got) == sorted(expected["files"])
     same_writer = pyarrow.__version__ == expected["pyarrow"]
     for rel, want in expected["files"].items():
-        if "content" in want:
-            assert got[rel]["content"] == want["content"], f"{rel}: data or metadata changed"
+        if "content" in want:  # one value per machine class (BLAS / SIMD float kernels): see "alternates_note"
+            allowed = [want["content"], *expected.get("alternates", {}).get(rel, [])]
+            assert got[rel]["content"] in allowed, f"{rel}: data or metadata changed"
+            if got[rel]["content"] != want["content"]:
+                continue  # another machine class's data: its bytes were not recorded
         if same_writer or "content" not in want:
             assert got[rel]["bytes"] == want["bytes"], f"{rel}: file bytes changed"
 
