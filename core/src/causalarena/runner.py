@@ -1001,23 +1001,8 @@ class Runner:
         if not chk.ok:
             row.status, row.wall_seconds, row.error = Status.INVALID_INPUT, 0.0, chk.message()
             return None
-        worker = self._worker_for(m, slot, row)
-        if worker is None:
-            return None
-        row.isolation = worker.launch.label
-        row.python = worker.info.get("python")
-        row.load_seconds = worker.load_seconds
-        worker.n_fits += 1
-        row.start_seconds, row.worker_id, row.worker_seq = worker.start_seconds, worker.worker_id, worker.n_fits
-        run_id = "/".join(str(k) for k in self.key(cell))
-        res = worker.fit(path, row.seed, self.budget_s, run_id=run_id)
-        row.status = res["status"]
-        row.wall_seconds, row.fit_seconds = res["wall_seconds"], res["fit_seconds"]
-        row.peak_rss_mb, row.error, row.traceback = res["peak_rss_mb"], res["error"], res["traceback"]
-        if not worker.alive:
-            slot.pop("worker", None)
-            worker.close()
-        if row.status is not Status.OK:
+        res = self._fit_in_worker(cell, slot, row, path)
+        if res is None:
             return None
         try:
             pred = Prediction.from_json(res["prediction"])
@@ -1095,22 +1080,8 @@ class Runner:
         if why:
             row.status, row.wall_seconds, row.error = Status.INVALID_INPUT, 0.0, why
             return None
-        worker = self._worker_for(m, slot, row)
-        if worker is None:
-            return None
-        row.isolation = worker.launch.label
-        row.python = worker.info.get("python")
-        row.load_seconds = worker.load_seconds
-        worker.n_fits += 1
-        row.start_seconds, row.worker_id, row.worker_seq = worker.start_seconds, worker.worker_id, worker.n_fits
-        res = worker.fit(path, row.seed, self.budget_s, run_id="/".join(str(k) for k in self.key(cell)))
-        row.status = res["status"]
-        row.wall_seconds, row.fit_seconds = res["wall_seconds"], res["fit_seconds"]
-        row.peak_rss_mb, row.error, row.traceback = res["peak_rss_mb"], res["error"], res["traceback"]
-        if not worker.alive:
-            slot.pop("worker", None)
-            worker.close()
-        if row.status is not Status.OK:
+        res = self._fit_in_worker(cell, slot, row, path)
+        if res is None:
             return None
         try:
             pred = EffectPrediction.from_json(res["prediction"])
@@ -1128,6 +1099,27 @@ class Runner:
                                f"dataset's ({cell.split}, replicate {cell.replicate})")
         row.metrics = effect_metrics(oracle, pred, self.metrics)
         return pred, oracle
+
+    def _fit_in_worker(self, cell: Cell, slot: Dict[str, Any], row: RunRecord, path: str
+                       ) -> Optional[Dict[str, Any]]:
+        """Fit the cell's method on the dataset at ``path`` in the slot's worker, filling ``row``
+        (worker, timing, status, error); the worker's answer when the fit is ``ok``, else None."""
+        worker = self._worker_for(cell.method, slot, row)
+        if worker is None:
+            return None
+        row.isolation = worker.launch.label
+        row.python = worker.info.get("python")
+        row.load_seconds = worker.load_seconds
+        worker.n_fits += 1
+        row.start_seconds, row.worker_id, row.worker_seq = worker.start_seconds, worker.worker_id, worker.n_fits
+        res = worker.fit(path, row.seed, self.budget_s, run_id="/".join(str(k) for k in self.key(cell)))
+        row.status = res["status"]
+        row.wall_seconds, row.fit_seconds = res["wall_seconds"], res["fit_seconds"]
+        row.peak_rss_mb, row.error, row.traceback = res["peak_rss_mb"], res["error"], res["traceback"]
+        if not worker.alive:
+            slot.pop("worker", None)
+            worker.close()
+        return res if row.status is Status.OK else None
 
     def _worker_for(self, m: Any, slot: Dict[str, Any], row: RunRecord) -> Optional[WorkerHandle]:
         key = (m.name, m.factory, json.dumps(dict(m.params), sort_keys=True, default=str))
