@@ -27,6 +27,10 @@ Public API:
   order (id ``ignores_true_adjacency``) and refits that forget earlier fits.
 * :func:`make_linear_dataset`, :func:`make_chain_dataset` — small
   deterministic linear SCM tables with known truth (known-answer tests).
+* :func:`array_sketch`, :func:`assert_sketch_close` — a fingerprint of a
+  float table that a known-answer test can record once and compare on any
+  machine (a content hash cannot: BLAS and SIMD kernels differ in the last
+  bits from one CPU class to the next).
 
 Every check is a real assertion and raises :class:`ConformanceError`
 (an ``AssertionError``) naming the method, its distribution and the rule.
@@ -57,6 +61,8 @@ from .records import MethodInfo
 __all__ = [
     "ConformanceError",
     "HEAVY_MODULES",
+    "array_sketch",
+    "assert_sketch_close",
     "check_family",
     "check_method",
     "family_checks",
@@ -220,6 +226,69 @@ def make_chain_dataset(
     A = np.eye(d, k=1, dtype=np.int8)
     return make_linear_dataset(A, n=n, seed=seed, noise=noise, weights=weight, n_int=n_int,
                                standardise=standardise, scm_id=f"chain-d{d}")
+
+
+def array_sketch(values: Any) -> Dict[str, Any]:
+    """A machine-independent fingerprint of a float table (n × k).
+
+    Per column: the sum, the sum of squares and a signed sum (rows weighted by
+    fixed ±1 signs drawn from ``default_rng(0)``, so a row permutation changes
+    it), over the finite entries; the positions of the non-finite entries are
+    hashed exactly. Recorded once as JSON, it is compared with
+    :func:`assert_sketch_close`. Why not a SHA-256 of the bytes: the same code
+    gives float results that differ in the last bits on another CPU class
+    (OpenBLAS picks its kernels by CPU, numpy its SIMD loops), measured here at
+    ≤ 6e-14 × the column's standard deviation; a code change moves the sums by
+    orders of magnitude more.
+
+    Args:
+        values: an array of n rows (1-D arrays are one column), cast to float64.
+
+    Returns:
+        ``{"n": n, "columns": [[sum, sumsq, signed_sum], …] (k rows), "nonfinite": sha256 hex}``.
+    """
+    import hashlib
+
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise ValueError(f"array_sketch: expected a 1-D or 2-D array, got shape {arr.shape}")
+    finite = np.isfinite(arr)
+    clean = np.where(finite, arr, 0.0)
+    signs = np.where(np.random.default_rng(0).random(arr.shape[0]) < 0.5, -1.0, 1.0)
+    columns = np.column_stack([clean.sum(axis=0), (clean ** 2).sum(axis=0), signs @ clean])
+    return {"n": int(arr.shape[0]), "columns": columns.tolist(),
+            "nonfinite": hashlib.sha256(np.packbits(~finite).tobytes()).hexdigest()}
+
+
+def assert_sketch_close(got: Dict[str, Any], want: Dict[str, Any], rtol: float = 1e-9, where: str = "") -> None:
+    """Assert two :func:`array_sketch` results describe the same table up to float rounding.
+
+    A column's sum and signed sum may differ by ``rtol × sqrt(n × sumsq)``
+    (the Cauchy–Schwarz bound of a sum, so a column near zero mean is not held
+    to a relative error of its own small sum), its sum of squares by
+    ``rtol × sumsq``; the row count, column count and non-finite positions
+    must be equal.
+
+    Raises:
+        AssertionError: naming ``where``, the column index and the three values.
+    """
+    label = f"{where}: " if where else ""
+    if (got["n"], len(got["columns"])) != (want["n"], len(want["columns"])):
+        raise AssertionError(f"{label}shape {got['n']} × {len(got['columns'])} != "
+                             f"{want['n']} × {len(want['columns'])}")
+    if got["nonfinite"] != want["nonfinite"]:
+        raise AssertionError(f"{label}the positions of non-finite entries differ")
+    g = np.asarray(got["columns"], dtype=np.float64).reshape(-1, 3)
+    w = np.asarray(want["columns"], dtype=np.float64).reshape(-1, 3)
+    scale = np.sqrt(want["n"] * np.abs(w[:, 1]))
+    tol = rtol * np.column_stack([scale, np.abs(w[:, 1]), scale])
+    bad = np.abs(g - w) > tol
+    if bad.any():
+        j = int(np.argwhere(bad)[0][0])
+        raise AssertionError(f"{label}column {j}: [sum, sumsq, signed_sum] {g[j].tolist()} != {w[j].tolist()} "
+                             f"(rtol {rtol})")
 
 
 # ---------------------------------------------------------------------------
