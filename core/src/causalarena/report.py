@@ -645,16 +645,7 @@ def print_report(runs: pd.DataFrame, console: Optional[Any] = None,
         # escape: labels such as "pc [raw]" would otherwise be read as rich markup and vanish
         rich_table.add_row(escape(str(method)), *[escape(str(v)) for v in row.tolist()])
     console.print(rich_table)
-    failures = failure_table(runs)
-    failed = failures[failures[list(FAILURE_STATUSES)].sum(axis=1) > 0]
-    if len(failed):
-        ftable = Table(title="Failed runs (status counts)")
-        for col in ["method", "family", "split", *FAILURE_STATUSES]:
-            ftable.add_column(col)
-        for _, row in failed.iterrows():
-            ftable.add_row(*[escape(str(row[c])) for c in ["method", "family", "split",
-                                                           *FAILURE_STATUSES]])
-        console.print(ftable)
+    _print_failures(runs, console, "Failed runs (status counts)")
     sortab = sortability_table(runs)
     if len(sortab):
         stable = Table(title="Sortability of the raw data (varsortability: 0.5 chance, 1 = variance gives the order)")
@@ -685,14 +676,23 @@ def _print_effect(effect: pd.DataFrame, console: Any) -> None:
         for method, row in table.iterrows():
             rich.add_row(escape(str(method)), *[escape(str(v)) for v in row.tolist()])
         console.print(rich)
-    failures = failure_table(effect)
+    _print_failures(effect, console, "Failed effect runs (status counts)")
+
+
+def _print_failures(runs: pd.DataFrame, console: Any, title: str) -> None:
+    """The (method, family, split) rows of :func:`failure_table` with a failure, as a rich table."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    failures = failure_table(runs)
     failed = failures[failures[list(FAILURE_STATUSES)].sum(axis=1) > 0]
     if len(failed):
-        ftable = Table(title="Failed effect runs (status counts)")
-        for col in ["method", "family", "split", *FAILURE_STATUSES]:
+        columns = ["method", "family", "split", *FAILURE_STATUSES]
+        ftable = Table(title=title)
+        for col in columns:
             ftable.add_column(col)
         for _, row in failed.iterrows():
-            ftable.add_row(*[escape(str(row[c])) for c in ["method", "family", "split", *FAILURE_STATUSES]])
+            ftable.add_row(*[escape(str(row[c])) for c in columns])
         console.print(ftable)
 
 

@@ -6,6 +6,9 @@ The core's default protocol, the pools' errors and the audit's corruption checks
 CausalArena paper, App. A.1 "Interventions", App. A.2 "Protocol-sensitivity suites".
 """
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 from _chain import ALL, BIASES, FUNCS, NAMES, SCM, WEIGHTS, baseline_percentiles, chain_spec, run
@@ -242,50 +245,16 @@ def test_make_dataset_runs_every_protocol():
 #: ``rff`` node is now evaluated in float32 row blocks; the protocols' code is unchanged). ``npz_sha256``:
 #: the bytes of ``to_npz_bytes()`` as written then (on an AVX-512 machine); ``exact``: SHA-256 of the mask,
 #: regimes, columns, true adjacency and metadata; ``X``: :func:`causalarena.testing.array_sketch` of the
-#: values. The float32 rff products go through OpenBLAS, whose kernels are chosen by CPU, so another CPU
+#: values (in ``fixtures/protocol_tables.json``). The float32 rff products go through OpenBLAS, whose kernels are chosen by CPU, so another CPU
 #: class gives other last bits (an AVX2 machine did, code unchanged): the bytes are compared where they
 #: are the recorded ones, the sketch (sums to 1e-9) everywhere. The sketches were taken where the bytes
 #: matched, so they describe the recorded tables.
-KNOWN_TABLES = {
-    'dense_mixed': {
-        "npz_sha256": "22c170d2c756a3df21f036a9f8119dd947df72e41c2f29fce0846ff8af8cdbfa",
-        "exact": "344de7e6ddf0172fd38a213eb17ce65fbee06a407668ab9488ba78c365649d2c",
-        "X": {"n": 1000, "nonfinite": "fb701ba16878b120e90469d8238b8765f8a157f6aabf76d94fd6aa09b591cf93", "columns": [
-            [6.32771612885108e-13, 1000.0000000000003, -49.550003150695304],
-            [-5.502265310042276e-13, 1000.0000000000038, 8.421512423675914],
-            [1.3780643293159756e-14, 1000.0000000000023, -49.880544469334225],
-            [2.659261699733406e-13, 1000.0000000000008, 13.867790329778002],
-            [-9.281464485866309e-14, 999.9999999999985, 36.248111003268576],
-            [-2.142730437526552e-14, 1000.0000000000027, -15.976758425350827],
-            [8.987255384340642e-14, 1000.0000000000014, 47.17052889716449],
-            [3.1363800445660672e-15, 999.9999999999995, 37.631364240001105],
-            [1.149302875091962e-12, 1000.000000000001, -33.966241400158],
-            [8.095746295566641e-13, 999.999999999995, -1.4084575542062288],
-        ]},
-    },
-    'parameter_shift': {
-        "npz_sha256": "dd50267caf24a122d75545fe7184f9da603ad63bdcfa3d3ad3a29f387445b36b",
-        "exact": "ea26d3071fdaae6879009d764e5e9b981aeabdc36facc83c3457e90ae04d22c7",
-        "X": {"n": 1000, "nonfinite": "fb701ba16878b120e90469d8238b8765f8a157f6aabf76d94fd6aa09b591cf93", "columns": [
-            [6.32771612885108e-13, 1000.0000000000003, -49.550003150695304],
-            [-5.502265310042276e-13, 1000.0000000000038, 8.421512423675914],
-            [1.3780643293159756e-14, 1000.0000000000023, -49.880544469334225],
-            [6.283862319378386e-14, 999.999999999998, 28.793943685996688],
-            [7.416289804496046e-14, 1000.0000000000007, 25.444250497542676],
-            [-2.142730437526552e-14, 1000.0000000000027, -15.976758425350827],
-            [8.987255384340642e-14, 1000.0000000000014, 47.17052889716449],
-            [3.1363800445660672e-15, 999.9999999999995, 37.631364240001105],
-            [1.149302875091962e-12, 1000.000000000001, -33.966241400158],
-            [8.095746295566641e-13, 999.999999999995, -1.4084575542062288],
-        ]},
-    },
-}
+KNOWN_TABLES = json.loads((Path(__file__).parent / "fixtures" / "protocol_tables.json").read_text())
 
 
 def _exact_parts(ds) -> str:
     """SHA-256 of everything in the table but its float values (compared byte for byte on any machine)."""
     import hashlib
-    import json
 
     h = hashlib.sha256()
     for part in (ds.intervention_mask, ds.regime, np.asarray(ds.columns, dtype=str), ds.true_adjacency):

@@ -45,3 +45,46 @@ def test_same_seed_same_fit():
 def test_unknown_backbone_is_named():
     with pytest.raises(ValueError, match="unknown backbone 'tabpfn'"):
         make_regressor("tabpfn")
+
+
+def _aux_dataset(column, view="iv", role="instrument"):
+    from causalarena.effect import EffectDataset
+
+    n = len(column)
+    return EffectDataset(X=np.zeros((n, 1)), T=np.arange(n) % 2, Y=np.zeros(n), X_query=np.zeros((2, 1)),
+                         query_ids=np.arange(2), view=view, auxiliary={role: np.asarray(column, dtype=float)})
+
+
+def test_resolve_seed_prefers_the_argument_then_the_cell_seed():
+    from arena_effect_backbones import resolve_seed
+
+    ds = _aux_dataset([0, 1, 0, 1])
+    assert resolve_seed(7, ds) == 7
+    ds.metadata["seed"] = 2 ** 31 + 5
+    assert resolve_seed(None, ds) == 6  # the cell's seed modulo 2**31 - 1
+    np.random.seed(3)
+    expected = np.random.RandomState(3).randint(0, 2 ** 31 - 1)
+    assert resolve_seed(None, None) == expected
+    with pytest.raises(ValueError, match="non-negative integer"):
+        resolve_seed(-1, ds)
+    with pytest.raises(ValueError, match="non-negative integer"):
+        resolve_seed(True, ds)
+
+
+def test_binary_column_recodes_levels_and_names_the_field():
+    from arena_effect_backbones import binary_column
+
+    std = _aux_dataset([-1.05, 1.05, 1.05, -1.05])
+    assert binary_column(std, "instrument").tolist() == [0.0, 1.0, 1.0, 0.0]
+    assert binary_column(std, "instrument", recode=False).tolist() == [-1.05, 1.05, 1.05, -1.05]
+    const = _aux_dataset([2.0, 2.0, 2.0, 2.0])
+    assert binary_column(const, "instrument", allow_constant=True).tolist() == [0.0] * 4
+    with pytest.raises(ValueError, match=r"auxiliary\['instrument'\] must be binary with both values present, "
+                                         r"found 1 distinct"):
+        binary_column(const, "instrument")
+    with pytest.raises(ValueError, match=r"found 3 distinct value\(s\) \(first \[0.0, 1.0, 2.0\]\)"):
+        binary_column(_aux_dataset([0, 1, 2, 1]), "instrument")
+    with pytest.raises(ValueError, match=r"P-learner needs auxiliary\['outcome_proxy'\]; view 'iv' carries"):
+        binary_column(std, "outcome_proxy", who="P-learner")
+    with pytest.raises(ValueError, match="non-finite"):
+        binary_column(_aux_dataset([0, 1, np.nan, 1]), "instrument")

@@ -70,7 +70,7 @@ def test_same_seed_same_cate():
 def test_bad_input_names_the_field():
     ds, _ = iv_world(n=60, q=10)
     hc = EffectDataset(X=ds.X, T=ds.T, Y=ds.Y, X_query=ds.X_query, query_ids=ds.query_ids, view="hc")
-    with pytest.raises(ValueError, match=r"auxiliary\['instrument'\] is missing"):
+    with pytest.raises(ValueError, match=r"ForestDRIV \(iv view\) needs auxiliary\['instrument'\]"):
         ForestDRIVMethod().fit(hc)
     three = EffectDataset(X=ds.X, T=ds.T, Y=ds.Y, X_query=ds.X_query, query_ids=ds.query_ids, view="iv",
                           auxiliary={"instrument": np.arange(60) % 3})

@@ -81,7 +81,8 @@ def test_constant_instrument_is_undefined_for_tree_backbones():
 
 
 def test_standardised_instrument_is_recoded_and_gives_the_same_estimate():
-    from arena_method_wald.method import ConditionalWald, binary_column
+    from arena_effect_backbones import binary_column
+    from arena_method_wald.method import ConditionalWald
 
     ds, _ = iv_world(n=300, q=10, seed=2)
     raw = ConditionalWald(backbone="xgboost", seed=4).fit(ds).cate_
@@ -100,7 +101,7 @@ def test_bad_input_names_the_field():
     with pytest.raises(ValueError, match=r"auxiliary\['instrument'\]"):
         ConditionalWald().fit(no_i)
     ds.auxiliary["instrument"] = np.linspace(0, 1, 50)
-    with pytest.raises(ValueError, match=r"auxiliary\['instrument'\] must be binary, found 50 distinct"):
+    with pytest.raises(ValueError, match=r"auxiliary\['instrument'\] must be binary with both values present, found 50 distinct"):
         ConditionalWald().fit(ds)
     ds.auxiliary["instrument"] = np.zeros((50, 2))
     with pytest.raises(ValueError, match="one binary column, got 2 columns"):

@@ -25,45 +25,18 @@ from typing import Any, Optional
 
 import numpy as np
 
+from arena_effect_backbones import binary_column, resolve_seed
 from causalarena.effect import EffectDataset, EffectMethod
 
 
-def resolve_seed(random_state: Optional[int], dataset: Optional[EffectDataset] = None) -> int:
-    """``random_state`` when given, else the dataset's ``metadata["seed"]`` (the cell's seed), else one
-    draw from numpy's global generator (seeded by the
-    arena's worker with the cell's seed): the fit is a deterministic function of that seed.
-
-    Raises:
-        ValueError: ``random_state`` is not a non-negative integer.
-    """
-    if random_state is None and dataset is not None and dataset.metadata.get("seed") is not None:
-        return int(dataset.metadata["seed"]) % (2 ** 31 - 1)  # the cell's seed (the kit's convention)
-    if random_state is None:
-        return int(np.random.randint(0, 2 ** 31 - 1))
-    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)) or random_state < 0:
-        raise ValueError(f"random_state must be a non-negative integer or None, got {random_state!r}")
-    return int(random_state)
-
-
 def binary_instrument(dataset: EffectDataset) -> np.ndarray:
-    """The instrument as an (n,) array of its two levels (coded as in the dataset, e.g. standardised).
+    """The instrument as an (n,) array of its two levels, coded as in the dataset (e.g. standardised).
 
     Raises:
-        ValueError: the view carries no instrument, or ``auxiliary['instrument']`` has
-            more than one column or not exactly two distinct values (DRIV's discrete
-            instrument must be binary).
+        ValueError: the view carries no instrument, or ``auxiliary['instrument']`` has more than
+            one column or not exactly two distinct values (DRIV's discrete instrument is binary).
     """
-    if "instrument" not in dataset.auxiliary:
-        raise ValueError(f"EffectDataset.auxiliary['instrument'] is missing: view {dataset.view!r} carries "
-                         f"roles {dataset.roles}; ForestDRIV needs the iv view")
-    Z = dataset.auxiliary["instrument"]
-    if Z.shape[1] != 1:
-        raise ValueError(f"EffectDataset.auxiliary['instrument'] must be one column (n × 1), got {Z.shape}")
-    levels = np.unique(Z[:, 0])
-    if levels.size != 2:
-        raise ValueError(f"EffectDataset.auxiliary['instrument'] must be binary (2 distinct values), "
-                         f"found {levels.size}: {levels[:5].tolist()}")
-    return Z[:, 0]
+    return binary_column(dataset, "instrument", who="ForestDRIV (iv view)", recode=False)
 
 
 class ForestDRIVMethod(EffectMethod):

@@ -31,31 +31,11 @@ from typing import Any, ClassVar, List, Optional, Tuple
 
 import numpy as np
 
+from arena_effect_backbones import resolve_seed
 from causalarena.effect import EffectDataset, EffectMethod
 
 #: the roles a back-door learner adjusts for (pre-treatment confounders only; App. E.2.2)
 ADJUSTMENT_ROLES = ("confounder",)
-
-
-def resolve_seed(random_state: Optional[int], dataset: Optional[EffectDataset] = None) -> int:
-    """The seed handed to every backbone and to econml's fold splitter.
-
-    ``random_state`` when given; else the dataset's ``metadata["seed"]`` (the cell's seed, as the
-    conformance kit expects); else one draw ``numpy.random.randint(0, 2**31 − 1)``
-    from numpy's global generator, which the arena's worker seeds with the cell's
-    seed (:func:`causalarena.protocol.cell_seed`) before ``fit`` — so the fit is a
-    deterministic function of the cell's seed.
-
-    Raises:
-        ValueError: ``random_state`` is not a non-negative integer.
-    """
-    if random_state is None and dataset is not None and dataset.metadata.get("seed") is not None:
-        return int(dataset.metadata["seed"]) % (2 ** 31 - 1)  # the cell's seed (the kit's convention)
-    if random_state is None:
-        return int(np.random.randint(0, 2 ** 31 - 1))
-    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)) or random_state < 0:
-        raise ValueError(f"random_state must be a non-negative integer or None, got {random_state!r}")
-    return int(random_state)
 
 
 def adjustment_features(dataset: EffectDataset) -> Tuple[np.ndarray, np.ndarray, List[str]]:

@@ -39,40 +39,11 @@ from typing import Any, Dict, Tuple
 
 import numpy as np
 
+from arena_effect_backbones import binary_column
 from causalarena.effect import EffectDataset, EffectMethod
 
 #: ridge of the two-point bridge equations (App. E.2.2)
 RIDGE = 0.01
-
-
-def binary_column(dataset: EffectDataset, role: str) -> np.ndarray:
-    """The one binary column of ``auxiliary[role]`` as (n,) 0/1 floats.
-
-    A column with two distinct values a < b (e.g. a standardised 0/1 column) is
-    recoded a → 0, b → 1; proxies are labels, so the bridge functional does not
-    depend on the coding.
-
-    Raises:
-        ValueError: the role is absent, has more than one column, is not finite,
-            or does not take exactly two values (the message names the field).
-    """
-    if role not in dataset.auxiliary:
-        raise ValueError(f"P-learner needs auxiliary[{role!r}]; view {dataset.view!r} carries "
-                         f"{dataset.roles or 'no role'}")
-    col = np.asarray(dataset.auxiliary[role], dtype=float)
-    col = col.reshape(-1, 1) if col.ndim == 1 else col
-    if col.ndim != 2 or col.shape[0] != dataset.n:
-        raise ValueError(f"auxiliary[{role!r}] must be ({dataset.n} × 1), got shape {col.shape}")
-    if col.shape[1] != 1:
-        raise ValueError(f"auxiliary[{role!r}] must be one binary column, got {col.shape[1]} columns")
-    col = col[:, 0]
-    if not np.isfinite(col).all():
-        raise ValueError(f"auxiliary[{role!r}] has non-finite entries")
-    values = np.unique(col)
-    if len(values) != 2:
-        raise ValueError(f"auxiliary[{role!r}] must be binary with both values present, found "
-                         f"{len(values)} distinct value(s) (first {values[:3].tolist()})")
-    return (col == values[1]).astype(float)
 
 
 def ridge_two_point(A: np.ndarray, b: np.ndarray, ridge: float = RIDGE) -> np.ndarray:
@@ -207,8 +178,8 @@ class PLearner(EffectMethod):
 
         from arena_effect_backbones import make_regressor
 
-        Z = binary_column(dataset, "treatment_proxy")
-        W = binary_column(dataset, "outcome_proxy")
+        Z = binary_column(dataset, "treatment_proxy", who="P-learner")
+        W = binary_column(dataset, "outcome_proxy", who="P-learner")
         X, T, Y = dataset.X, dataset.T.astype(float), dataset.Y
         n = len(Y)
         make_regressor(self.backbone)  # unknown backbone: ValueError before any fit

@@ -28,39 +28,11 @@ from typing import Any
 
 import numpy as np
 
+from arena_effect_backbones import binary_column
 from causalarena.effect import EffectDataset, EffectMethod
 
 #: |Δ_T(x)| at or below this leaves τ̂(x) undefined (App. E.2.2)
 FIRST_STAGE_TOL = 1e-12
-
-
-def binary_column(dataset: EffectDataset, role: str) -> np.ndarray:
-    """The one binary column of ``auxiliary[role]`` as (n,) 0/1 floats.
-
-    A column with two distinct values a < b (e.g. a standardised 0/1 column) is
-    recoded a → 0, b → 1 (an order-preserving relabelling); one distinct value
-    is kept as 0 (a degenerate instrument: Δ_T = 0, so every τ̂ is NaN).
-
-    Raises:
-        ValueError: the role is absent, has more than one column, is not finite,
-            or takes more than two values (the message names the field).
-    """
-    if role not in dataset.auxiliary:
-        raise ValueError(f"needs auxiliary[{role!r}]; view {dataset.view!r} carries {dataset.roles or 'no role'}")
-    col = np.asarray(dataset.auxiliary[role], dtype=float)
-    col = col.reshape(-1, 1) if col.ndim == 1 else col
-    if col.ndim != 2 or col.shape[0] != dataset.n:
-        raise ValueError(f"auxiliary[{role!r}] must be ({dataset.n} × 1), got shape {col.shape}")
-    if col.shape[1] != 1:
-        raise ValueError(f"auxiliary[{role!r}] must be one binary column, got {col.shape[1]} columns")
-    col = col[:, 0]
-    if not np.isfinite(col).all():
-        raise ValueError(f"auxiliary[{role!r}] has non-finite entries")
-    values = np.unique(col)
-    if len(values) > 2:
-        raise ValueError(f"auxiliary[{role!r}] must be binary, found {len(values)} distinct values "
-                         f"(first {values[:3].tolist()})")
-    return (col == values[-1]).astype(float) if len(values) == 2 else np.zeros_like(col)
 
 
 def wald_ratio(delta_y: Any, delta_t: Any, tol: float = FIRST_STAGE_TOL) -> np.ndarray:
@@ -112,7 +84,7 @@ class ConditionalWald(EffectMethod):
         """
         from arena_effect_backbones import make_classifier, make_regressor
 
-        instrument = binary_column(dataset, "instrument")
+        instrument = binary_column(dataset, "instrument", who="conditional Wald", allow_constant=True)
         XI = np.column_stack([dataset.X, instrument])
         seed = int(self.seed)
         reduced = make_regressor(self.backbone, seed).fit(XI, dataset.Y)
