@@ -136,6 +136,21 @@ def test_without_a_report_one_dim_line_names_arena_diagnosis(results, capsys):
     assert "chain" in out
 
 
+def test_no_extensions_writes_the_leaderboard_and_runs_no_report(results, capsys):
+    CALLS.clear()
+    (results / "leaderboard.md").unlink()
+    with temporary_plugins(_Reports()) as reg:
+        _only_mine(reg)
+        assert main(["report", "--results", str(results), "--no-extensions"]) == 0
+        out = capsys.readouterr().out
+        assert CALLS == [] and "chain" in out and (results / "leaderboard.md").exists()
+        assert "pip install arena-diagnosis" not in out  # skipped on purpose, not missing
+        # extension options with --no-extensions are a contradiction: exit 2, nothing run
+        assert main(["report", "--results", str(results), "--no-extensions", "--analyses", "slices"]) == 2
+    err = capsys.readouterr().err
+    assert "--no-extensions skips them" in err and CALLS == []
+
+
 def test_a_report_record_is_listed_by_arena_plugins(capsys):
     with temporary_plugins(_Reports()) as reg:
         assert reg.reports["seen"].distribution == DIST and reg.reports["seen"].order == 50

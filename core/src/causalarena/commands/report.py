@@ -4,7 +4,8 @@ Reads the store read-only, prints the leaderboard and writes the report files
 (:func:`causalarena.report.write_report`), then runs every report extension
 (hook ``arena_reports``, :class:`causalarena.records.ReportInfo`) in order
 with a :class:`causalarena.records.ReportContext`; ``--analyses``,
-``--factors`` and ``--reference`` are passed on to them. An extension that
+``--factors`` and ``--reference`` are passed on to them (``--no-extensions``:
+none runs, as in ``arena run``). An extension that
 fails is one yellow line: the leaderboard is never lost, the exit code stays
 0. ``--runtime`` instead fits load vs per-graph time (paper §5.5, Table 5)
 and writes ``runtime.csv``.
@@ -40,6 +41,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--factors", help="comma list of factors to slice by (default: the extensions' own)")
     parser.add_argument("--reference", help="comma list of reference methods, e.g. pc,ges (default: the "
                                             "graphical-search methods installed)")
+    parser.add_argument("--no-extensions", action="store_true",
+                        help="only the leaderboard and its files: skip the report extensions (e.g. "
+                             "arena-diagnosis's figures and index.html)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,7 +81,11 @@ def _report(args: argparse.Namespace) -> int:
     metrics = tuple(_csv(args.metrics) or ("f1", "shd"))
     options = {"analyses": _csv(args.analyses), "factors": _csv(args.factors), "reference": _csv(args.reference),
                "metrics": metrics}
-    _check_report_options(registry, options, runs)  # a bad --analyses / --factors: exit 2 before any file
+    if args.no_extensions and any(options[k] for k in ("analyses", "factors", "reference")):
+        raise UsageError("--analyses, --factors and --reference configure the report extensions; "
+                         "--no-extensions skips them: give one or the other")
+    if not args.no_extensions:
+        _check_report_options(registry, options, runs)  # a bad --analyses / --factors: exit 2 before any file
     print_report(runs, console=console, metrics=metrics)
     try:
         paths = _write_report_files(write_report, runs, results, metrics, console)
@@ -86,7 +94,8 @@ def _report(args: argparse.Namespace) -> int:
                       "the leaderboard above is complete")
     else:
         console.print("wrote " + ", ".join(str(p) for p in paths.values()))
-    _run_report_extensions(registry, results, path, runs, console, options)
+    if not args.no_extensions:
+        _run_report_extensions(registry, results, path, runs, console, options)
     return 0
 
 
