@@ -174,7 +174,7 @@ def test_metadata_and_fingerprint():
 
 
 def test_replicates_option():
-    inst = CausalIDViewFamily(worlds=1, replicates=2).instances()[0]
+    inst = CausalIDViewFamily(worlds=1, n_replicates=2).instances()[0]
     a, b = inst.dataset("bd", 0), inst.dataset("bd", 1)
     assert inst.n_replicates == 2 and not np.array_equal(a.X, b.X)
     assert a.metadata["seed"] != b.metadata["seed"]

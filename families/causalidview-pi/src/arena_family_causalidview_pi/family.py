@@ -469,19 +469,19 @@ class CausalIDViewPI(Family):
 
     Options (``arena run --family-option causalidview_pi.effect_families=linear,mlp``):
         effect_families: subset of :data:`EFFECT_FAMILIES` (comma string or list); default all.
-        replicates: replicates per world (default 1).
+        n_replicates: replicates per world (default 1).
 
     Raises:
-        ValueError: an unknown option or effect family, or replicates < 1.
+        ValueError: an unknown option or effect family, or n_replicates < 1.
     """
 
     name = FAMILY
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        unknown = sorted(set(options) - {"effect_families", "replicates"})
+        unknown = sorted(set(options) - {"effect_families", "n_replicates"})
         if unknown:
-            raise ValueError(f"family {FAMILY!r}: unknown option(s) {unknown}; known: effect_families, replicates")
+            raise ValueError(f"family {FAMILY!r}: unknown option(s) {unknown}; known: effect_families, n_replicates")
         fams = options.get("effect_families", EFFECT_FAMILIES)
         if isinstance(fams, str):
             fams = [f.strip() for f in fams.split(",") if f.strip()]
@@ -490,9 +490,9 @@ class CausalIDViewPI(Family):
             raise ValueError(f"family {FAMILY!r}: option effect_families has unknown value(s) {bad}; "
                              f"expected some of {', '.join(EFFECT_FAMILIES)}")
         self.effect_families = tuple(f for f in EFFECT_FAMILIES if f in fams)
-        self.replicates = int(options.get("replicates", 1))
+        self.replicates = int(options.get("n_replicates", 1))
         if self.replicates < 1:
-            raise ValueError(f"family {FAMILY!r}: option replicates must be >= 1, got {self.replicates}")
+            raise ValueError(f"family {FAMILY!r}: option n_replicates must be >= 1, got {self.replicates}")
 
     def ids(self) -> List[str]:
         return world_ids(self.effect_families)

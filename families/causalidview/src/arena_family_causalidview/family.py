@@ -44,7 +44,7 @@ VIEW_ROLES: Dict[str, Tuple[Tuple[str, str], ...]] = {
 VIEWS = tuple(VIEW_ROLES)
 #: the family's options and their defaults
 DEFAULT_OPTIONS = {"worlds": 40, "variants": "original,stay,move", "per_family": None, "n_context": 1024,
-                   "n_query": 100, "replicates": 1}
+                   "n_query": 100, "n_replicates": 1}
 _ID = re.compile(r"^w(\d{2,})-(" + "|".join(EFFECT_FAMILIES) + r")(?:-(stay|move))?$")
 
 
@@ -178,7 +178,7 @@ class CausalIDViewFamily(Family):
         variants: comma list of ``original``, ``stay``, ``move`` (default all three).
         per_family: keep the first k worlds of each effect family (default all).
         n_context, n_query: units per realization (1,024 and 100).
-        replicates: realizations per world (default 1).
+        n_replicates: realizations per world (default 1).
 
     Raises:
         ValueError: an unknown option or a bad value (the message names it).
@@ -196,7 +196,7 @@ class CausalIDViewFamily(Family):
         self.per_family = optional_int("per_family", opts["per_family"], 1)
         self.n_context = optional_int("n_context", opts["n_context"], 2)
         self.n_query = optional_int("n_query", opts["n_query"], 1)
-        self.replicates = optional_int("replicates", opts["replicates"], 1)
+        self.replicates = optional_int("n_replicates", opts["n_replicates"], 1)
         raw = opts["variants"]
         names = [v.strip() for v in (raw.split(",") if isinstance(raw, str) else raw) if str(v).strip()]
         bad = [v for v in names if v not in VARIANTS]
