@@ -80,6 +80,11 @@ def test_rescore_reproduces_every_stored_metric_then_adds_a_new_one(reg, capsys,
     out = capsys.readouterr().out
     assert f"rescored 20 runs from their stored predictions ({', '.join(ALL)}) in {path}" in out
     assert "no stored prediction" not in out
+    # every installed metric by default, but the line names only those written: a discovery store gets no sPEHE²
+    assert "spehe2" in reg.metrics
+    assert main(["rescore", "--results", str(results)], registry=reg) == 0
+    out = capsys.readouterr().out
+    assert "rescored 20 runs" in out and "shd" in out and "spehe2" not in out and "stay_error" not in out
     again = _metrics(path)
     for key, values in stored.items():
         assert {m: again[key][m] for m in ALL} == {m: values[m] for m in ALL}, key  # exactly, AUROC/AP included

@@ -14,7 +14,7 @@ command that fills them is printed (:data:`causalarena.predictions.FILL_COMMAND`
 from __future__ import annotations
 
 import argparse
-from typing import Any, Dict, Mapping, Tuple
+from typing import Any, Dict, List, Mapping, Tuple
 
 from ._common import (
     DEFAULT_RESULTS,
@@ -34,19 +34,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--metrics", help="comma list of metrics to recompute (default: every installed metric)")
 
 
-def rescore(store: Any, metrics: Mapping[str, Any]) -> Tuple[int, int]:
-    """Recompute ``metrics`` for every stored prediction and merge them into its run.
+def rescore_updates(store: Any, metrics: Mapping[str, Any]) -> List[Tuple[Tuple[Any, ...], Dict[str, float]]]:
+    """The recomputed metric values of every stored prediction and estimate, not yet written.
 
     Args:
-        store: a writable :class:`causalarena.store.Store`.
-        metrics: name → :class:`causalarena.records.MetricInfo` (e.g. ``Registry.metrics``).
+        store: a :class:`causalarena.store.Store`.
+        metrics: name → :class:`causalarena.records.MetricInfo`; each run gets those of its task.
 
     Returns:
-        ``(rescored, missing)``: runs whose metrics were rewritten, and ``ok``
-        runs without a stored prediction (left as they are).
+        ``[(run key (KEY_COLUMNS), {metric: value})]``, one per run with a stored prediction.
 
     Raises:
-        StoreError: the store cannot be read or written (nothing is changed).
+        StoreError: the store cannot be read.
     """
     from ..effect import EffectOracle, EffectPrediction, effect_metrics
     from ..metrics import compute_metrics
@@ -65,7 +64,24 @@ def rescore(store: Any, metrics: Mapping[str, Any]) -> Tuple[int, int]:
         values = effect_metrics(oracle, pred, metrics)
         if values:
             updates.append((tuple(getattr(row, k) for k in KEY_COLUMNS), values))
-    return store.update_metrics(updates), store.missing_predictions()
+    return updates
+
+
+def rescore(store: Any, metrics: Mapping[str, Any]) -> Tuple[int, int]:
+    """Recompute ``metrics`` for every stored prediction and merge them into its run.
+
+    Args:
+        store: a writable :class:`causalarena.store.Store`.
+        metrics: name → :class:`causalarena.records.MetricInfo` (e.g. ``Registry.metrics``).
+
+    Returns:
+        ``(rescored, missing)``: runs whose metrics were rewritten, and ``ok``
+        runs without a stored prediction (left as they are).
+
+    Raises:
+        StoreError: the store cannot be read or written (nothing is changed).
+    """
+    return store.update_metrics(rescore_updates(store, metrics)), store.missing_predictions()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,9 +112,12 @@ def _rescore(args: argparse.Namespace) -> int:
     metrics: Dict[str, Any] = {n: registry.metrics[n] for n in names}
     console = _console()
     with _FolderLock(results), Store(str(path)) as store:
-        rescored, missing = rescore(store, metrics)
-    console.print(f"rescored {rescored} runs from their stored predictions ({', '.join(names)}) in {path}",
-                  highlight=False, soft_wrap=True)
+        updates = rescore_updates(store, metrics)
+        rescored, missing = store.update_metrics(updates), store.missing_predictions()
+    # the metrics actually written: each run gets those of its task (a discovery store: no sPEHE²)
+    written = [n for n in names if any(n in values for _, values in updates)]
+    console.print(f"rescored {rescored} runs from their stored predictions ({', '.join(written) or 'no metric'}) "
+                  f"in {path}", highlight=False, soft_wrap=True)
     if missing:
         console.print(f"{missing} ok runs have no stored prediction (stored before predictions were kept); "
                       f"to fill them: {FILL_COMMAND.format(results=args.results)}", highlight=False, soft_wrap=True)
