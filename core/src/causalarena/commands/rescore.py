@@ -14,7 +14,7 @@ command that fills them is printed (:data:`causalarena.predictions.FILL_COMMAND`
 from __future__ import annotations
 
 import argparse
-from typing import Any, Dict, List, Mapping, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ._common import (
     DEFAULT_RESULTS,
@@ -34,7 +34,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--metrics", help="comma list of metrics to recompute (default: every installed metric)")
 
 
-def rescore_updates(store: Any, metrics: Mapping[str, Any]) -> List[Tuple[Tuple[Any, ...], Dict[str, float]]]:
+def rescore_updates(store: Any, metrics: Mapping[str, Any]) -> List[Tuple[Tuple[Any, ...], Dict[str, Optional[float]]]]:
     """The recomputed metric values of every stored prediction and estimate, not yet written.
 
     Args:
@@ -42,7 +42,7 @@ def rescore_updates(store: Any, metrics: Mapping[str, Any]) -> List[Tuple[Tuple[
         metrics: name → :class:`causalarena.records.MetricInfo`; each run gets those of its task.
 
     Returns:
-        ``[(run key (KEY_COLUMNS), {metric: value})]``, one per run with a stored prediction.
+        ``[(run key (KEY_COLUMNS), {metric: value or None})]``, one per run with a stored prediction.
 
     Raises:
         StoreError: the store cannot be read.
