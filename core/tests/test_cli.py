@@ -408,3 +408,16 @@ def test_help_imports_no_command_module():
             "'causalarena.commands._common' or m in ('arena_sandbox.cli', 'rich')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_an_os_error_is_cause_and_path_and_never_says_none():
+    import errno
+
+    from causalarena.commands._common import _os_error_text
+
+    assert _os_error_text(OSError(errno.EACCES, "Permission denied", "r/runs.parquet")) == \
+        "Permission denied: r/runs.parquet"
+    # pyarrow raises OSError with a message only (no errno, no filename): the message, not "None: None"
+    pyarrow_like = OSError("Failed to open local file 'r/runs.parquet'. Detail: [errno 13] Permission denied")
+    assert _os_error_text(pyarrow_like) == "Failed to open local file 'r/runs.parquet'. Detail: [errno 13] " \
+        "Permission denied"

@@ -24,8 +24,9 @@ from causalarena.effect import (
     spehe2,
     stay_error,
 )
+from causalarena.hookspecs import hookimpl
 from causalarena.plugins import get_registry
-from causalarena.records import MethodInfo, Status
+from causalarena.records import FamilyInfo, MethodInfo, Status
 from causalarena.runner import make_cells, run_grid
 from causalarena.store import Store
 
@@ -227,3 +228,53 @@ def test_the_effect_table_keeps_the_default_run_beside_a_context_length_run(tmp_
     assert row.instances == 1 and row.spehe2_mean == default.metrics["spehe2"]
     assert row.spehe2_sd != row.spehe2_sd  # one instance: no SD (as the discovery leaderboard)
     assert effect_leaderboard(runs).loc["ols", "toy_effect/bd"] == f"{default.metrics['spehe2']:.3f} (–)"
+
+
+class _MixedTasks:
+    """A discovery family and method beside an effect family and method (the CLI's task checks)."""
+
+    __distribution__ = "arena-test-mixed-tasks"
+
+    @hookimpl
+    def arena_families(self):
+        yield FamilyInfo(name="toy", kind="synthetic", factory="family_toys:GoodFamily")
+        yield FamilyInfo(name="toy_effect", kind="synthetic", task="effect", factory="effect_toys:ToyEffectFamily")
+
+    @hookimpl
+    def arena_methods(self):
+        yield info("chain", "Chain")
+        yield effect_info("ols", "LinearSLearner", views=("bd", "hc"))
+
+
+def test_the_cli_names_a_task_mismatch_before_running_anything(tmp_path, monkeypatch, capsys):
+    from causalarena.cli import main
+
+    monkeypatch.setenv("PYTHONPATH", TESTS_DIR)
+    reg = get_registry(strict=False, extra_plugins=[_MixedTasks()])
+    reg.interventions.setdefault("fixed_setpoint", reg.interventions["default"])  # arena-family-synthetic's
+    results = tmp_path / "r"
+    base = ["run", "--results", str(results), "--no-progress", "--isolation", "none", "--jobs", "1"]
+    # a discovery method on an effect family: both tasks named, not a generic "no cells"
+    assert main(base + ["--methods", "chain", "--families", "toy_effect"], registry=reg) == 2
+    err = capsys.readouterr().err
+    assert "method(s) ['chain'] serve the discovery task, family(ies) ['toy_effect'] the effect task" in err
+    # --task effect with a discovery family named explicitly: an error, as for a method (not dropped quietly)
+    assert main(base + ["--task", "effect", "--families", "toy_effect,toy"], registry=reg) == 2
+    assert "--task effect: family(ies) ['toy'] serve another task" in capsys.readouterr().err
+    # an intervention protocol is a discovery setting: with an effect family it is a usage error up front,
+    # never a stored failure of the method
+    assert main(base + ["--methods", "ols", "--families", "toy_effect", "--protocol", "fixed_setpoint"],
+                registry=reg) == 2
+    assert "the effect family(ies) ['toy_effect'] have none" in capsys.readouterr().err
+    assert not (results / "arena.sqlite").exists()
+    # an option for a family that is not selected is said, not silently dropped
+    assert main(base + ["--methods", "ols", "--families", "toy_effect", "--splits", "bd",
+                        "--family-option", "toy.n=5"], registry=reg) == 0
+    out = capsys.readouterr().out
+    assert "--family-option toy.…: family 'toy' is not selected, its options are ignored" in out
+    with Store(str(results / "arena.sqlite")) as st:
+        assert [(r.method, r.split, r.status) for r in st.records()] == [("ols", "bd", Status.OK)]
+    # the runtime fit is a discovery analysis: on an effect-only store it says so (not "no ok runs")
+    assert main(["report", "--results", str(results), "--runtime"], registry=reg) == 2
+    assert "this store holds only effect runs" in capsys.readouterr().err
+    assert not (results / "runtime.csv").exists()

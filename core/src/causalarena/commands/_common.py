@@ -42,6 +42,13 @@ def _machine_fault(prog: str, exc: BaseException) -> int:
     return MACHINE_FAULT_EXIT
 
 
+def _os_error_text(exc: OSError) -> str:
+    """``"<cause>: <path>"`` of an OSError; pyarrow's carry neither field, only a message naming the file."""
+    if exc.filename is None:
+        return " ".join(str(exc).split())
+    return f"{exc.strerror or exc}: {exc.filename}"
+
+
 def _console():
     from rich.console import Console
 
@@ -379,7 +386,7 @@ def _run_reports(registry: Any, context: Any, console: Any) -> None:
         except OSError as exc:  # its files could not be written: the leaderboard above stands
             _debug(exc)
             console.print(f"[yellow]{escape(who)}: files not written[/yellow] "
-                          f"({escape(str(exc.strerror or exc))}: {escape(str(exc.filename))})", soft_wrap=True)
+                          f"({escape(_os_error_text(exc))})", soft_wrap=True)
             continue
         except Exception as exc:  # noqa: BLE001 - an extension's bug never costs the leaderboard
             _debug(exc)

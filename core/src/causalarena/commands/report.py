@@ -23,6 +23,7 @@ from ._common import (
     _csv,
     _existing_store,
     _machine_fault,
+    _os_error_text,
     _registry,
     _run_report_extensions,
     _validate_metrics,
@@ -90,7 +91,7 @@ def _report(args: argparse.Namespace) -> int:
     try:
         paths = _write_report_files(write_report, runs, results, metrics, console)
     except OSError as exc:
-        console.print(f"[yellow]report files not written[/yellow] ({exc.strerror}: {exc.filename}); "
+        console.print(f"[yellow]report files not written[/yellow] ({_os_error_text(exc)}); "
                       "the leaderboard above is complete")
     else:
         console.print("wrote " + ", ".join(str(p) for p in paths.values()))
@@ -101,8 +102,11 @@ def _report(args: argparse.Namespace) -> int:
 
 def _report_runtime(runs, results, console) -> int:
     """`arena report --runtime`: load vs per-graph time (§5.5, Table 5), runtime.csv."""
-    from ..report import print_runtime, runtime_table, write_runtime
+    from ..report import print_runtime, runtime_table, task_runs, write_runtime
 
+    if len(runs) and not len(task_runs(runs, "discovery")):
+        raise UsageError("--runtime fits the discovery methods' load vs per-graph time (paper §5.5); this store "
+                         "holds only effect runs (their fit times are in runs.parquet, column wall_seconds)")
     try:
         table = runtime_table(runs)
     except ValueError as exc:
@@ -111,7 +115,7 @@ def _report_runtime(runs, results, console) -> int:
     try:
         path = write_runtime(table, results)
     except OSError as exc:
-        console.print(f"[yellow]runtime.csv not written[/yellow] ({exc.strerror}: {exc.filename})")
+        console.print(f"[yellow]runtime.csv not written[/yellow] ({_os_error_text(exc)})")
         return 0
     console.print(f"wrote {path}")
     return 0

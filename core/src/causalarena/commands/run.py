@@ -199,6 +199,22 @@ def run(args: argparse.Namespace) -> int:
         return _machine_fault("arena run", exc)
 
 
+def _check_protocol_task(grids: Any, families: Any) -> None:
+    """An intervention protocol other than ``default`` is a discovery setting: effect families have none.
+
+    Raises:
+        UsageError: naming the protocol(s) and the effect family(ies) selected with them.
+    """
+    from ..effect import task_of
+
+    protocols = sorted({p for p, _ in grids if p != "default"})
+    effect = [f.name for f in families if task_of(f) == "effect"]
+    if protocols and effect:
+        raise UsageError(f"--protocol {','.join(protocols)}: intervention protocols apply to discovery families; "
+                         f"the effect family(ies) {effect} have none (run them without --protocol, or add "
+                         "--task discovery)")
+
+
 def _run(args: argparse.Namespace) -> int:
     from ..report import print_report, write_report
     from ..runner import grid_keys, make_cells, run_grid
@@ -218,7 +234,11 @@ def _run(args: argparse.Namespace) -> int:
             other = [m.name for m in methods if task_of(m) != args.task]
             raise UsageError(f"--task {args.task}: method(s) {other} serve another task")
         methods = picked
-        families = [f for f in families if task_of(f) == args.task]
+        picked_families = [f for f in families if task_of(f) == args.task]
+        if args.families and len(picked_families) < len(families):
+            other = [f.name for f in families if task_of(f) != args.task]
+            raise UsageError(f"--task {args.task}: family(ies) {other} serve another task")
+        families = picked_families
         if not methods or not families:
             raise UsageError(f"--task {args.task}: no installed {'method' if not methods else 'family'} serves "
                              f"this task (`arena plugins` lists each record's task)")
@@ -246,6 +266,10 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError(f"suite {suite.name!r} needs intervention protocol(s) {unknown}; "
                              f"installed: {sorted(registry.interventions)}")
         splits = splits or list(suite.splits)
+    _check_protocol_task(grids, families)
+    for fam_name in sorted(set(options) - {f.name for f in families}):
+        console.print(f"[yellow]note[/yellow]: --family-option {fam_name}.…: family {fam_name!r} is not selected, "
+                      "its options are ignored", highlight=False)
     _apply_fresh(args, registry, families, options)
     instances = [inst for _, inst in _family_instances(registry, families, options, _csv(args.scm))]
     replicates = list(range(args.replicates)) if args.replicates is not None else None
@@ -262,8 +286,14 @@ def _run(args: argparse.Namespace) -> int:
                              f"{sorted(offered)} (splits obs, obs_int; an effect family's views)")
     cells = make_cells(instances, methods, splits=splits, replicates=replicates)
     if not cells:
-        raise UsageError("the selection gives no cells (check --splits, --scm, --replicates, and that the "
-                         "selected methods and families serve the same task)")
+        from ..effect import task_of
+
+        method_tasks, family_tasks = {task_of(m) for m in methods}, {task_of(f) for f in families}
+        if not method_tasks & family_tasks:
+            raise UsageError(f"the selection gives no cells: method(s) {[m.name for m in methods]} serve the "
+                             f"{'/'.join(sorted(method_tasks))} task, family(ies) {[f.name for f in families]} "
+                             f"the {'/'.join(sorted(family_tasks))} task (`arena plugins` lists each record's task)")
+        raise UsageError("the selection gives no cells (check --splits, --scm and --replicates)")
     _warn_unpaired(methods, instances, cells, console)
     results = _results_dir(args.results, create=True)
     what = f"suite {suite.name!r}: {len(grids)} grids × " if suite else ""
