@@ -88,6 +88,10 @@ def test_win_rate_bars_stars_best_and_second_per_family(out):
     assert texts.count("\u2605") == 4 and texts.count("\u2606") == 4  # one best, one second per family
     tick_labels = [t for t in texts if t in fx.METHODS]
     assert tick_labels == list(by_family.index)  # ordered by mean, as given
+    assert "Pairwise win rate per family (obs)" in texts
+    # the obs+int figure names its own split (it said "obs" before)
+    texts = _svg_texts(F.win_rate_bars(by_family, out, stem="win_rate_bars_obs_int", split="obs_int")[1])
+    assert "Pairwise win rate per family (obs_int)" in texts and "Pairwise win rate per family (obs)" not in texts
 
 
 def test_interaction_heatmaps_one_per_factor(out):

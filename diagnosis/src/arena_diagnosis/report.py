@@ -322,7 +322,7 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
                 out.figure(f"Win-rate matrix, {label} (Fig. 19)",
                            F.win_rate_matrix(wr.pairwise, out.figures_dir, stem=f"win_rate_matrix_{split}"))
                 out.figure(f"Win rate by family, {label} (Fig. 1)",
-                           F.win_rate_bars(wr.by_family, out.figures_dir, stem=f"win_rate_bars_{split}"))
+                           F.win_rate_bars(wr.by_family, out.figures_dir, stem=f"win_rate_bars_{split}", split=split))
         out.run("win rates", winrates)
 
     if "interactions" in analyses:
