@@ -421,3 +421,13 @@ def test_an_os_error_is_cause_and_path_and_never_says_none():
     pyarrow_like = OSError("Failed to open local file 'r/runs.parquet'. Detail: [errno 13] Permission denied")
     assert _os_error_text(pyarrow_like) == "Failed to open local file 'r/runs.parquet'. Detail: [errno 13] " \
         "Permission denied"
+
+
+def test_version_flag_prints_the_core_version(capsys):
+    import causalarena
+    from causalarena.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"arena (causal-arena) {causalarena.__version__}"

@@ -100,8 +100,12 @@ def build_parser(registry=None, configure: Iterable[str] = ()) -> argparse.Argum
         epilog = f"{len(registry.errors)} plugin error(s); `arena plugins` lists them"
     # allow_abbrev=False: `--method pc` must not silently mean `--methods pc` (nor `--family` `--family-option`)
     p = argparse.ArgumentParser(prog="arena", epilog=epilog, allow_abbrev=False,
-                                description="CausalArena: benchmark causal discovery methods "
-                                            "on executable SCMs under one shared protocol.")
+                                description="CausalArena: benchmark causal discovery methods on executable SCMs "
+                                            "under one shared protocol, and effect estimators across "
+                                            "observational views (--task effect).")
+    from . import __version__
+
+    p.add_argument("--version", action="version", version=f"arena (causal-arena) {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     subparsers: Dict[str, argparse.ArgumentParser] = {}
     for name, info in _ordered(registry.commands):

@@ -34,7 +34,8 @@ def run(args: argparse.Namespace) -> int:
     table = Table(title="CausalArena plugins")
     for col in ("kind", "name", "distribution", "version", "description"):
         table.add_column(col)
-    for row in rows:
+    kinds = list(dict.fromkeys(row["kind"] for row in rows))  # the registry's kind order, names A-Z within
+    for row in sorted(rows, key=lambda r: (kinds.index(r["kind"]), str(r["name"]))):
         style = "red" if row["kind"] == "error" else None
         table.add_row(*(str(row[c]) for c in ("kind", "name", "distribution", "version", "description")),
                       style=style)
@@ -60,7 +61,8 @@ class KindListing:
         """Print the installed records of the kind as a table (or JSON), then plugin errors; 0."""
         kind = self.kind
         registry = _registry(args, getattr(args, "strict", False))
-        records = list(registry.kind(kind).values())
+        # by task (discovery first), then name: the rows of one distribution sit together by their prefix
+        records = sorted(registry.kind(kind).values(), key=lambda r: (getattr(r, "task", ""), r.name))
         if args.json:
             import attrs
 
