@@ -274,6 +274,8 @@ def test_the_cli_names_a_task_mismatch_before_running_anything(tmp_path, monkeyp
     assert "--family-option toy.…: family 'toy' is not selected, its options are ignored" in out
     with Store(str(results / "arena.sqlite")) as st:
         assert [(r.method, r.split, r.status) for r in st.records()] == [("ols", "bd", Status.OK)]
+    # an effect-only folder: leaderboard.md is the effect table, without an empty discovery table above it
+    assert (results / "leaderboard.md").read_text().startswith("# Effect estimation (sPEHE²")
     # the runtime fit is a discovery analysis: on an effect-only store it says so (not "no ok runs")
     assert main(["report", "--results", str(results), "--runtime"], registry=reg) == 2
     assert "this store holds only effect runs" in capsys.readouterr().err

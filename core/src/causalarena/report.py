@@ -566,7 +566,7 @@ def write_report(runs: pd.DataFrame, outdir: Any,
             del paths[name]
     failures.to_csv(paths["failures.csv"], index=False)
     title = " / ".join(m.upper() if len(m) <= 4 else m for m in metrics)
-    md = [f"# Leaderboard ({title})", "",
+    md: List[str] = [] if not len(runs) and len(effect) else [f"# Leaderboard ({title})", "",
           "Cells: mean (sd) over SCM-level means of replicates; – = unsupported (the method does not "
           "consume interventions), no runs, or the metric is undefined (an sd over one SCM; SID "
           "against a cyclic published graph); "
@@ -574,7 +574,7 @@ def write_report(runs: pd.DataFrame, outdir: Any,
           "cells left out because every run failed). Avg = unweighted mean of available "
           "cell means (sd: mean of cell sds).", "",
           to_markdown(table), "## Run status counts", "",
-          to_markdown(failures, index=False)]
+          to_markdown(failures, index=False)]  # an effect-only folder: no empty discovery table
     if len(sortab):
         md += ["", "## Sortability of the data (raw tables, Reisach et al. 2021 / 2023)", "",
                "Varsortability near 1 means sorting variables by marginal variance recovers the causal "
@@ -586,7 +586,7 @@ def write_report(runs: pd.DataFrame, outdir: Any,
     if len(effect):
         paths["effect.csv"] = outdir / "effect.csv"
         effect_table(effect).to_csv(paths["effect.csv"], index=False)
-        md += ["", "# Effect estimation (sPEHE², CausalIDView App. E.1)", "",
+        md += [*([""] if md else []), "# Effect estimation (sPEHE², CausalIDView App. E.1)", "",
                "Cells: mean (sd) over instances of sPEHE² at the query units (bounds views: the "
                "bound-endpoint RMSE); – = unsupported view or no ok run; ⚠k = k failed runs. "
                "effect.csv has the decomposition into mean-effect and centred-CATE error.", "",
