@@ -625,7 +625,6 @@ def print_report(runs: pd.DataFrame, console: Optional[Any] = None,
         ValueError: as :func:`leaderboard_numeric`.
     """
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
 
     console = console or Console()
@@ -637,14 +636,7 @@ def print_report(runs: pd.DataFrame, console: Optional[Any] = None,
             return
     table = leaderboard(runs, metrics)
     title = " / ".join(m.upper() if len(m) <= 4 else m for m in metrics)
-    rich_table = Table(title=f"Leaderboard ({title}): mean (sd) over SCMs")
-    rich_table.add_column("method", style="bold")
-    for col in table.columns:
-        rich_table.add_column(str(col), justify="right")
-    for method, row in table.iterrows():
-        # escape: labels such as "pc [raw]" would otherwise be read as rich markup and vanish
-        rich_table.add_row(escape(str(method)), *[escape(str(v)) for v in row.tolist()])
-    console.print(rich_table)
+    _print_method_table(table, console, f"Leaderboard ({title}): mean (sd) over SCMs")
     _print_failures(runs, console, "Failed runs (status counts)")
     sortab = sortability_table(runs)
     if len(sortab):
@@ -663,20 +655,26 @@ def print_report(runs: pd.DataFrame, console: Optional[Any] = None,
 
 def _print_effect(effect: pd.DataFrame, console: Any) -> None:
     """The effect table (:func:`effect_leaderboard`) and its failures as rich tables."""
+    table = effect_leaderboard(effect)
+    if len(table):
+        _print_method_table(table, console, "Effect estimation: sPEHE² mean (sd) over worlds at the queries "
+                                             "(bounds views: endpoint RMSE); – unsupported")
+    _print_failures(effect, console, "Failed effect runs (status counts)")
+
+
+def _print_method_table(table: pd.DataFrame, console: Any, title: str) -> None:
+    """A method-indexed frame of formatted cells as a rich table (method column bold, cells right-aligned)."""
     from rich.markup import escape
     from rich.table import Table
 
-    table = effect_leaderboard(effect)
-    if len(table):
-        rich = Table(title="Effect estimation: sPEHE² mean (sd) over worlds at the queries "
-                           "(bounds views: endpoint RMSE); – unsupported")
-        rich.add_column("method", style="bold")
-        for col in table.columns:
-            rich.add_column(str(col), justify="right")
-        for method, row in table.iterrows():
-            rich.add_row(escape(str(method)), *[escape(str(v)) for v in row.tolist()])
-        console.print(rich)
-    _print_failures(effect, console, "Failed effect runs (status counts)")
+    rich_table = Table(title=title)
+    rich_table.add_column("method", style="bold")
+    for col in table.columns:
+        rich_table.add_column(str(col), justify="right")
+    for method, row in table.iterrows():
+        # escape: labels such as "pc [raw]" would otherwise be read as rich markup and vanish
+        rich_table.add_row(escape(str(method)), *[escape(str(v)) for v in row.tolist()])
+    console.print(rich_table)
 
 
 def _print_failures(runs: pd.DataFrame, console: Any, title: str) -> None:
