@@ -267,6 +267,10 @@ def test_the_cli_names_a_task_mismatch_before_running_anything(tmp_path, monkeyp
                 registry=reg) == 2
     assert "the effect family(ies) ['toy_effect'] have none" in capsys.readouterr().err
     assert not (results / "arena.sqlite").exists()
+    # discovery methods alone with every installed family (effect ones included): the protocol is theirs
+    assert main(base + ["--methods", "chain", "--protocol", "fixed_setpoint", "--splits", "obs_int",
+                        "--results", str(tmp_path / "d")], registry=reg) == 0
+    capsys.readouterr()
     # an option for a family that is not selected is said, not silently dropped
     assert main(base + ["--methods", "ols", "--families", "toy_effect", "--splits", "bd",
                         "--family-option", "toy.n=5"], registry=reg) == 0

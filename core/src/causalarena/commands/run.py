@@ -199,8 +199,10 @@ def run(args: argparse.Namespace) -> int:
         return _machine_fault("arena run", exc)
 
 
-def _check_protocol_task(grids: Any, families: Any) -> None:
+def _check_protocol_task(grids: Any, families: Any, methods: Any) -> None:
     """An intervention protocol other than ``default`` is a discovery setting: effect families have none.
+
+    Only when an effect method would run on them (discovery methods alone never meet an effect family).
 
     Raises:
         UsageError: naming the protocol(s) and the effect family(ies) selected with them.
@@ -209,7 +211,7 @@ def _check_protocol_task(grids: Any, families: Any) -> None:
 
     protocols = sorted({p for p, _ in grids if p != "default"})
     effect = [f.name for f in families if task_of(f) == "effect"]
-    if protocols and effect:
+    if protocols and effect and any(task_of(m) == "effect" for m in methods):
         raise UsageError(f"--protocol {','.join(protocols)}: intervention protocols apply to discovery families; "
                          f"the effect family(ies) {effect} have none (run them without --protocol, or add "
                          "--task discovery)")
@@ -266,7 +268,7 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError(f"suite {suite.name!r} needs intervention protocol(s) {unknown}; "
                              f"installed: {sorted(registry.interventions)}")
         splits = splits or list(suite.splits)
-    _check_protocol_task(grids, families)
+    _check_protocol_task(grids, families, methods)
     for fam_name in sorted(set(options) - {f.name for f in families}):
         console.print(f"[yellow]note[/yellow]: --family-option {fam_name}.…: family {fam_name!r} is not selected, "
                       "its options are ignored", highlight=False)
