@@ -85,6 +85,9 @@ def test_rescore_reproduces_every_stored_metric_then_adds_a_new_one(reg, capsys,
     assert main(["rescore", "--results", str(results)], registry=reg) == 0
     out = capsys.readouterr().out
     assert "rescored 20 runs" in out and "shd" in out and "spehe2" not in out and "stay_error" not in out
+    # only another task's metric asked for: no run is rescored (it said "rescored 20 runs" before)
+    assert main(["rescore", "--results", str(results), "--metrics", "spehe2"], registry=reg) == 0
+    assert "rescored 0 runs from their stored predictions (no metric)" in capsys.readouterr().out
     again = _metrics(path)
     for key, values in stored.items():
         assert {m: again[key][m] for m in ALL} == {m: values[m] for m in ALL}, key  # exactly, AUROC/AP included

@@ -56,7 +56,8 @@ def rescore_updates(store: Any, metrics: Mapping[str, Any]) -> List[Tuple[Tuple[
     for row in store.predictions_frame().itertuples(index=False):
         truth = truths[row.truth_id]
         values, _ = compute_metrics(truth.adjacency, row.adjacency, row.edge_scores, metrics)
-        updates.append((tuple(getattr(row, k) for k in KEY_COLUMNS), values))
+        if values:  # {} when only effect metrics were asked for: the run is not rescored
+            updates.append((tuple(getattr(row, k) for k in KEY_COLUMNS), values))
     # effect runs: the stored estimate against the stored oracle at the same queries
     for row in store.estimates_frame().itertuples(index=False):
         oracle = EffectOracle(query_ids=row.query_ids, tau=row.tau, lower=row.tau_lower, upper=row.tau_upper)

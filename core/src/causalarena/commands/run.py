@@ -285,7 +285,8 @@ def _run(args: argparse.Namespace) -> int:
         unknown = [sp for sp in splits if sp not in offered]
         if unknown:
             raise UsageError(f"--splits: unknown split(s) {unknown}; the selected instances offer "
-                             f"{sorted(offered)} (splits obs, obs_int; an effect family's views)")
+                             f"{sorted(offered)} (a discovery family's splits are obs, obs_int; an effect "
+                             "family's are its views)")
     cells = make_cells(instances, methods, splits=splits, replicates=replicates)
     if not cells:
         from ..effect import task_of
