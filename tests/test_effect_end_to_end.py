@@ -33,7 +33,8 @@ def _rows(results):
 
 def test_an_effect_grid_survives_kill_9_and_resumes_every_cell_once(tmp_path):
     results = tmp_path / "r"
-    env = dict(os.environ, OMP_NUM_THREADS="1")
+    # TMPDIR: the killed runner cannot remove its dataset cache and worker logs; they go with tmp_path
+    env = dict(os.environ, OMP_NUM_THREADS="1", TMPDIR=str(tmp_path))
     proc = subprocess.Popen([*arena_cmd(), *_args(results, worlds=3)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env=env, start_new_session=True)
     deadline = time.time() + 300

@@ -208,7 +208,8 @@ def test_a_sigkilled_runner_leaves_no_worker_and_no_process_the_method_started(t
     script = RUNNER.format(moddir=moddir, marker=marker, kind=kind, then=then, ready=str(ready), npz=npz)
     if then == "ok":
         ready = tmp_path / "ready.idle"
-    proc = subprocess.Popen([sys.executable, "-c", script])
+    # TMPDIR: the killed runner cannot remove its worker's log; it goes with tmp_path
+    proc = subprocess.Popen([sys.executable, "-c", script], env=dict(os.environ, TMPDIR=str(tmp_path)))
     try:
         deadline = time.monotonic() + 60
         while not ready.exists() and time.monotonic() < deadline and proc.poll() is None:

@@ -200,7 +200,8 @@ def test_sigkill_mid_grid_then_rerun_equals_uninterrupted(tmp_path, registry):
     db = str(tmp_path / "killed.sqlite")
     marker = f"sigkill-{os.getpid()}-{time.time()}"
     script = SCRIPT.format(tests=TESTS_DIR, db=db, marker=marker)
-    proc = subprocess.Popen([sys.executable, "-c", script])
+    # TMPDIR: the killed runner cannot remove its dataset cache and worker logs; they go with tmp_path
+    proc = subprocess.Popen([sys.executable, "-c", script], env=dict(os.environ, TMPDIR=str(tmp_path)))
     deadline = time.monotonic() + 60
     while _count(db) < 4 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.02)

@@ -351,7 +351,8 @@ def check(n_instances: int = 7, jobs: int = 2, budget_s: float = 3.0, memory_mb:
             code = (f"import sys; sys.path.insert(0, {HERE!r}); import fault_grid; "
                     f"fault_grid.run({n_instances}, {marker!r}, {db!r}, jobs={jobs}, budget_s={budget_s}, "
                     f"memory_mb={memory_mb}, cache_dir={cache_dir!r})")
-            child = subprocess.Popen([sys.executable, "-c", code])
+            # TMPDIR: the killed runner cannot remove its dataset cache and worker logs; they go with workdir
+            child = subprocess.Popen([sys.executable, "-c", code], env=dict(os.environ, TMPDIR=workdir))
             deadline = time.monotonic() + 300
             while _stored(db) < sigkill_after and child.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.05)
