@@ -70,49 +70,44 @@ def export_all(out: Path) -> None:
                                    "--no-audit", "--out", str(out)], check=True, capture_output=True, env=env)
 
 
-def content_hash(path: Path) -> str:
-    import pyarrow.parquet as pq
+def table_fingerprints(path: Path) -> tuple:
+    """One read of a Parquet table, two fingerprints: ``(content, sketch)``.
 
-    table = pq.read_table(path)
-    h = hashlib.sha256()
-    for key, value in sorted((table.schema.metadata or {}).items()):
-        h.update(key + b"=" + value)
-    for name in table.column_names:
-        col = table.column(name).to_numpy()
-        h.update(f"{name}:{col.dtype}:".encode())
-        h.update(col.tobytes())
-    return h.hexdigest()
-
-
-def sketch(path: Path) -> dict:
-    """Schema metadata and non-float columns hashed exactly, the float columns as an array sketch."""
+    ``content``: SHA-256 of the schema metadata and every column's name, dtype and raw values.
+    ``sketch``: the metadata and non-float columns hashed exactly (``exact``), the float columns as
+    :func:`causalarena.testing.array_sketch` (``float``).
+    """
     import numpy as np
     import pyarrow.parquet as pq
 
     from causalarena.testing import array_sketch
 
     table = pq.read_table(path)
-    exact = hashlib.sha256()
+    content, exact = hashlib.sha256(), hashlib.sha256()
     for key, value in sorted((table.schema.metadata or {}).items()):
+        content.update(key + b"=" + value)
         exact.update(key + b"=" + value)
     floats = []
     for name in table.column_names:
         col = table.column(name).to_numpy()
-        exact.update(f"{name}:{col.dtype}:".encode())
+        head = f"{name}:{col.dtype}:".encode()
+        content.update(head)
+        content.update(col.tobytes())
+        exact.update(head)
         if col.dtype.kind == "f":
             floats.append(col)
         else:
             exact.update(col.tobytes())
     values = np.column_stack(floats) if floats else np.zeros((table.num_rows, 0))
-    return {"exact": exact.hexdigest(), "float": array_sketch(values)}
+    return content.hexdigest(), {"exact": exact.hexdigest(), "float": array_sketch(values)}
 
 
 def fingerprints(out: Path) -> dict:
     rows = {}
     for path in sorted(out.rglob("*.parquet")):
         rel = str(path.relative_to(out))
-        rows[rel] = {"bytes": hashlib.sha256(path.read_bytes()).hexdigest(), "content": content_hash(path),
-                     "sketch": sketch(path)}
+        content, sketch = table_fingerprints(path)
+        rows[rel] = {"bytes": hashlib.sha256(path.read_bytes()).hexdigest(), "content": content, "sketch": sketch}
     for path in sorted(out.rglob("adjacency.csv")):
         rows[str(path.relative_to(out))] = {"bytes": hashlib.sha256(path.read_bytes()).hexdigest()}
     return rows

@@ -242,13 +242,13 @@ def test_make_dataset_runs_every_protocol():
 
 #: The obs_int table (replicate 0) of synthetic er-d10-000 under the moved protocols, recorded with the
 #: protocols still in the core (before the move) and re-recorded for generator synthetic@2 (issue 12: its
-#: ``rff`` node is now evaluated in float32 row blocks; the protocols' code is unchanged). ``npz_sha256``:
-#: the bytes of ``to_npz_bytes()`` as written then (on an AVX-512 machine); ``exact``: SHA-256 of the mask,
-#: regimes, columns, true adjacency and metadata; ``X``: :func:`causalarena.testing.array_sketch` of the
-#: values (in ``fixtures/protocol_tables.json``). The float32 rff products go through OpenBLAS, whose kernels are chosen by CPU, so another CPU
-#: class gives other last bits (an AVX2 machine did, code unchanged): the bytes are compared where they
-#: are the recorded ones, the sketch (sums to 1e-9) everywhere. The sketches were taken where the bytes
-#: matched, so they describe the recorded tables.
+#: ``rff`` node is now evaluated in float32 row blocks; the protocols' code is unchanged), kept in
+#: ``fixtures/protocol_tables.json``. ``npz_sha256``: the bytes of ``to_npz_bytes()`` as written then (on
+#: an AVX-512 machine); ``exact``: SHA-256 of the mask, regimes, columns, true adjacency and metadata;
+#: ``X``: :func:`causalarena.testing.array_sketch` of the values. The float32 rff products go through
+#: OpenBLAS, whose kernels are chosen by CPU, so another CPU class gives other last bits (an AVX2 machine
+#: did, code unchanged): the bytes are compared where they are the recorded ones, the sketch (sums to
+#: 1e-9) everywhere. The sketches were taken where the bytes matched, so they describe the recorded tables.
 KNOWN_TABLES = json.loads((Path(__file__).parent / "fixtures" / "protocol_tables.json").read_text())
 
 

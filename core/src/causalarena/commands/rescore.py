@@ -116,7 +116,8 @@ def _rescore(args: argparse.Namespace) -> int:
         updates = rescore_updates(store, metrics)
         rescored, missing = store.update_metrics(updates), store.missing_predictions()
     # the metrics actually written: each run gets those of its task (a discovery store: no sPEHE²)
-    written = [n for n in names if any(n in values for _, values in updates)]
+    seen = set().union(*(values for _, values in updates))
+    written = [n for n in names if n in seen]
     console.print(f"rescored {rescored} runs from their stored predictions ({', '.join(written) or 'no metric'}) "
                   f"in {path}", highlight=False, soft_wrap=True)
     if missing:
