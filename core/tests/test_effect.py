@@ -284,3 +284,11 @@ def test_the_cli_names_a_task_mismatch_before_running_anything(tmp_path, monkeyp
     assert main(["report", "--results", str(results), "--runtime"], registry=reg) == 2
     assert "this store holds only effect runs" in capsys.readouterr().err
     assert not (results / "runtime.csv").exists()
+    # --metrics picks the discovery leaderboard's cells: on an effect-only store, with --task effect, or
+    # naming an effect metric, it would be ignored; each is a usage error that names why
+    assert main(["report", "--results", str(results), "--metrics", "f1"], registry=reg) == 2
+    assert f"{results / 'arena.sqlite'} holds effect runs only" in capsys.readouterr().err
+    assert main(base + ["--task", "effect", "--metrics", "shd"], registry=reg) == 2
+    assert "--task effect runs no discovery cell; the effect table always shows spehe2" in capsys.readouterr().err
+    assert main(base + ["--methods", "chain", "--metrics", "f1,spehe2"], registry=reg) == 2
+    assert "--metrics: ['spehe2'] score(s) the effect task" in capsys.readouterr().err

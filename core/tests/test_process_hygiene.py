@@ -65,8 +65,10 @@ class Spawns(Method):
             subprocess.Popen([sys.executable, "-c", SLEEPER, self.marker],
                              start_new_session=self.kind == "setsid")
         if self.readyfile:
-            with open(self.readyfile, "w") as fh:
+            # written aside, then renamed: the test polls for the name and must never read it empty
+            with open(self.readyfile + ".part", "w") as fh:
                 fh.write(str(os.getpid()))
+            os.replace(self.readyfile + ".part", self.readyfile)
         if self.then == "hang":
             time.sleep(self.seconds)
         elif self.then == "crash":

@@ -120,9 +120,31 @@ def _validate_splits(text: Optional[str], allow_views: bool = False) -> None:
 
 
 def _validate_metrics(text: Optional[str], registry) -> None:
+    """Raise :class:`UsageError` when ``--metrics`` names a metric that is not installed."""
     unknown = [m for m in (_csv(text) or []) if m not in registry.metrics]
     if unknown:
         raise UsageError(f"--metrics: unknown metric(s) {unknown}; installed: {sorted(registry.metrics)}")
+
+
+def _validate_leaderboard_metrics(text: Optional[str], registry, task: Optional[str] = None,
+                                  why: str = "--task effect runs no discovery cell") -> None:
+    """:func:`_validate_metrics` for the ``--metrics`` of ``run`` / ``report``, which picks the discovery
+    leaderboard's cells: the effect table's columns are fixed (:data:`causalarena.report.EFFECT_COLUMNS`),
+    so an effect metric, or any ``--metrics`` when no discovery cell is shown (``task="effect"``; ``why``
+    says why), would be ignored without a word. Raises :class:`UsageError` naming which."""
+    _validate_metrics(text, registry)
+    named = _csv(text) or []
+    if named and task == "effect":
+        from ..report import EFFECT_COLUMNS
+
+        raise UsageError(f"--metrics picks the discovery leaderboard's cells and {why}; the effect table always "
+                         f"shows {', '.join(EFFECT_COLUMNS)}")
+    effect = [m for m in named if registry.metrics[m].task != "discovery"]
+    if effect:
+        discovery = sorted(m for m, info in registry.metrics.items() if info.task == "discovery")
+        raise UsageError(f"--metrics: {effect} score(s) the effect task; --metrics picks the discovery "
+                         f"leaderboard's cells (discovery metrics: {discovery}); the effect table shows its "
+                         "columns always")
 
 
 def _existing_store(results_option: str) -> Tuple[Path, Path]:

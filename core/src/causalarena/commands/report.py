@@ -26,7 +26,7 @@ from ._common import (
     _os_error_text,
     _registry,
     _run_report_extensions,
-    _validate_metrics,
+    _validate_leaderboard_metrics,
     _write_report_files,
 )
 
@@ -66,16 +66,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from ..report import print_report, write_report
+    from ..report import print_report, task_runs, write_report
     from ..store import Store
 
     results, path = _existing_store(args.results)
     registry = _registry(args)
-    _validate_metrics(args.metrics, registry)
+    _validate_leaderboard_metrics(args.metrics, registry)
     with Store(str(path), readonly=True) as store:
         runs = store.runs_frame()
     if len(runs) == 0:
         raise UsageError(f"{path} holds no runs yet")
+    if args.metrics and len(task_runs(runs, "discovery")) == 0:
+        _validate_leaderboard_metrics(args.metrics, registry, task="effect", why=f"{path} holds effect runs only")
     console = _console()
     if args.runtime:
         return _report_runtime(runs, results, console)

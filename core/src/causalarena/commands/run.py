@@ -32,7 +32,7 @@ from ._common import (
     _results_dir,
     _run_report_extensions,
     _select,
-    _validate_metrics,
+    _validate_leaderboard_metrics,
     _validate_splits,
     _write_report_files,
     add_family_option,
@@ -124,7 +124,7 @@ def _validate_run_args(args, registry) -> None:
     if args.protocol not in registry.interventions:
         raise UsageError(f"--protocol {args.protocol!r} is not installed; installed: {sorted(registry.interventions)} "
                          "(the App. A.2 protocol suite ships with arena-family-synthetic)")
-    _validate_metrics(args.metrics, registry)
+    _validate_leaderboard_metrics(args.metrics, registry, task=args.task)
     import shutil
 
     python = shutil.which(args.python) or args.python
