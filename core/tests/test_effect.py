@@ -292,3 +292,10 @@ def test_the_cli_names_a_task_mismatch_before_running_anything(tmp_path, monkeyp
     assert "--task effect runs no discovery cell; the effect table always shows spehe2" in capsys.readouterr().err
     assert main(base + ["--methods", "chain", "--metrics", "f1,spehe2"], registry=reg) == 2
     assert "--metrics: ['spehe2'] score(s) the effect task" in capsys.readouterr().err
+    # failures.csv counts the effect runs too, under their task; leaderboard.md shows their status counts
+    import pandas as pd
+
+    failures = pd.read_csv(results / "failures.csv")
+    assert failures[["task", "method", "split", "ok", "total"]].values.tolist() == [["effect", "ols", "bd", 1, 1]]
+    md = (results / "leaderboard.md").read_text()
+    assert "## Effect run status counts" in md and "## Run status counts" not in md

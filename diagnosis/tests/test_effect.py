@@ -201,6 +201,13 @@ def test_effect_only_store_and_left_out_reasons(tmp_path):
                    "no effect runs with a context-size override"):
         assert reason in left, reason
     assert any("no ok effect_real runs" in line for line in ctx.console.lines)
+    # --factors slices discovery runs: on this store it is refused with the reason, not answered with
+    # the discovery grid's factor names
+    from arena_diagnosis.report import check_options
+
+    with pytest.raises(ValueError, match=r"--factors world: the factor slices and interactions read discovery "
+                                         r"runs and this store holds effect runs only"):
+        check_options({"factors": ["world"]}, ctx.runs)
 
 
 def test_bad_input_names_the_field(frames):

@@ -532,7 +532,7 @@ def write_report(runs: pd.DataFrame, outdir: Any,
 
     Files: ``leaderboard.csv`` and ``leaderboard.parquet`` (the numeric
     leaderboard, :func:`leaderboard_numeric`), ``runs.parquet`` (the input
-    runs), ``failures.csv`` (:func:`failure_table`) and ``leaderboard.md``
+    runs), ``failures.csv`` (:func:`failure_table` per task, with a ``task`` column) and ``leaderboard.md``
     (the Table 2 layout strings and the failure table in Markdown).
 
     Also ``sortability.csv`` (:func:`sortability_table`).
@@ -554,6 +554,11 @@ def write_report(runs: pd.DataFrame, outdir: Any,
     numeric = leaderboard_numeric(runs, metrics)
     table = leaderboard(runs, metrics)
     failures = failure_table(runs)
+    # failures.csv counts the runs of both tasks (a task column says whose); leaderboard.md keeps one
+    # status table per task, each under its own leaderboard
+    effect_failures = failure_table(effect) if len(effect) else failures.iloc[0:0]
+    every_failure = pd.concat([failures.assign(task="discovery"), effect_failures.assign(task="effect")],
+                              ignore_index=True)
     paths = {name: outdir / name for name in ("leaderboard.csv", "leaderboard.parquet",
                                               "runs.parquet", "failures.csv", "sortability.csv", "leaderboard.md")}
     sortab = sortability_table(runs)
@@ -564,7 +569,7 @@ def write_report(runs: pd.DataFrame, outdir: Any,
     for name, frame in (("leaderboard.parquet", numeric), ("runs.parquet", all_runs)):
         if not _write_parquet(frame, paths[name]):
             del paths[name]
-    failures.to_csv(paths["failures.csv"], index=False)
+    every_failure[["task", *failures.columns]].to_csv(paths["failures.csv"], index=False)
     title = " / ".join(m.upper() if len(m) <= 4 else m for m in metrics)
     md: List[str] = [] if not len(runs) and len(effect) else [f"# Leaderboard ({title})", "",
           "Cells: mean (sd) over SCM-level means of replicates; – = unsupported (the method does not "
@@ -573,7 +578,7 @@ def write_report(runs: pd.DataFrame, outdir: Any,
           f"{WARN}k = k failed runs (means over successes; on Avg, all the method's failures, including "
           "cells left out because every run failed). Avg = unweighted mean of available "
           "cell means (sd: mean of cell sds).", "",
-          to_markdown(table), "## Run status counts", "",
+          to_markdown(table), "## Run status counts" + (" (discovery runs)" if len(effect) else ""), "",
           to_markdown(failures, index=False)]  # an effect-only folder: no empty discovery table
     if len(sortab):
         md += ["", "## Sortability of the data (raw tables, Reisach et al. 2021 / 2023)", "",
@@ -588,9 +593,12 @@ def write_report(runs: pd.DataFrame, outdir: Any,
         effect_table(effect).to_csv(paths["effect.csv"], index=False)
         md += [*([""] if md else []), "# Effect estimation (sPEHE², CausalIDView App. E.1)", "",
                "Cells: mean (sd) over instances of sPEHE² at the query units (bounds views: the "
-               "bound-endpoint RMSE); – = unsupported view or no ok run; ⚠k = k failed runs. "
-               "effect.csv has the decomposition into mean-effect and centred-CATE error.", "",
-               to_markdown(effect_leaderboard(effect))]
+               "bound-endpoint RMSE), on the original worlds at the default context size; – = unsupported "
+               "view or no ok run; ⚠k = k failed runs. effect.csv has the decomposition into mean-effect "
+               "and centred-CATE error. The status counts below cover every effect run, Stay / Move "
+               "variants and `--n` runs included.", "",
+               to_markdown(effect_leaderboard(effect)), "", "## Effect run status counts", "",
+               to_markdown(effect_failures, index=False)]
     paths["leaderboard.md"].write_text("\n".join(md), encoding="utf-8")
     return paths
 

@@ -128,7 +128,13 @@ def check_options(options: Mapping[str, Any], runs: pd.DataFrame) -> None:
         raise ValueError(f"--analyses: unknown {', '.join(unknown)}; choose from {', '.join(ANALYSES)}")
     factors = list(options.get("factors") or ())
     if factors:
-        available = set(A.available_factors(runs))
+        # the slices and interactions read discovery runs only (the effect table has its own columns)
+        discovery = A.discovery_rows(runs)
+        if not len(discovery):
+            raise ValueError(f"--factors {','.join(factors)}: the factor slices and interactions read discovery "
+                             "runs and this store holds effect runs only; the effect analyses split by view, "
+                             "world and variant themselves")
+        available = set(A.available_factors(discovery))
         bad = [f for f in factors if f not in available]
         if bad:
             standard = [f for f in GRAPH_FACTORS if f in available]
