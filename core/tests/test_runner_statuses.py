@@ -40,6 +40,22 @@ def test_count_failures_counts_env_error_not_unsupported():
     assert bar.failures == 1
 
 
+def test_progress_prints_plain_lines_when_stdout_is_not_a_terminal(capsys):
+    """A redirected log gets progress lines as cells finish (rich's live bar would draw only at the end)."""
+    clock = iter([100.0, 110.0, 125.0, 160.0, 200.0])  # start, then one reading per advance / stop
+    bar = runner._Progress(4, enabled=True, log_every_s=20.0, clock=lambda: next(clock))
+    assert bar.lines  # pytest's captured stdout is not a terminal
+    for status in ("ok", "failed", "ok", "ok"):
+        bar.advance(status)
+    bar.stop()
+    # 10 s after the start: under 20 s, no line; 25 s: a line; 60 s: a line; the last cell: only stop's line
+    assert capsys.readouterr().out.splitlines() == [
+        "cells 2/4 (50%), failures 1, elapsed 0:00:25, ETA 0:00:25",
+        "cells 3/4 (75%), failures 1, elapsed 0:01:00, ETA 0:00:20",
+        "cells 4/4 (100%), failures 1, elapsed 0:01:40, ETA 0:00:00",
+    ]
+
+
 def test_an_env_error_method_shows_in_the_progress_and_summary_failure_count(tmp_path, monkeypatch):
     """needs_r raises MethodEnvironmentError in fit (env_error), raises a plain error (failed)."""
     bars = []

@@ -65,7 +65,7 @@ import tempfile
 import threading
 import time
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
@@ -778,14 +778,22 @@ def _now() -> str:
 
 
 class _Progress:
-    """The rich progress bar of a grid: cells done / total, failures, ETA (disabled: counts only)."""
+    """The rich progress bar of a grid: cells done / total, failures, ETA (disabled: counts only).
 
-    def __init__(self, total: int, enabled: bool) -> None:
+    Where stdout is not a terminal (a redirected log, a batch job's output file) rich's live bar
+    would draw nothing until the grid ends, so a plain line is printed instead, at most every
+    ``log_every_s`` seconds and once at the end.
+    """
+
+    def __init__(self, total: int, enabled: bool, log_every_s: float = 30.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.enabled = enabled and total > 0
         self.failures = 0
+        self.total, self.done = total, 0
         self._lock = threading.Lock()
         if not self.enabled:
             return
+        import rich
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -795,22 +803,50 @@ class _Progress:
             TimeRemainingColumn,
         )
 
+        self.console = rich.get_console()
+        self.lines = not self.console.is_terminal
+        self.log_every_s, self._clock = log_every_s, clock
+        self._started = self._logged = clock()
+        if self.lines:
+            return
         self.bar = Progress(TextColumn("[bold]cells"), BarColumn(), MofNCompleteColumn(),
                             TextColumn("failures: {task.fields[failures]}"),
                             TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                            transient=False)
+                            transient=False, console=self.console)
         self.task = self.bar.add_task("cells", total=total, failures=0)
         self.bar.start()
+
+    def line(self, now: float) -> str:
+        """The plain progress line: ``cells 12/40 (30%), failures 1, elapsed 0:01:05, ETA 0:02:32``."""
+        elapsed = now - self._started
+        eta = elapsed / self.done * (self.total - self.done) if self.done else None
+        clock = lambda sec: str(timedelta(seconds=round(sec)))  # noqa: E731 - h:mm:ss
+        return (f"cells {self.done}/{self.total} ({100 * self.done // self.total}%), failures {self.failures}, "
+                f"elapsed {clock(elapsed)}, ETA {'?' if eta is None else clock(eta)}")
 
     def advance(self, status: str) -> None:
         """One cell finished with ``status``; a failure (:func:`count_failures`) raises the failure count."""
         with self._lock:
             self.failures += count_failures({str(status): 1})
-            if self.enabled:
+            self.done += 1
+            if not self.enabled:
+                return
+            if not self.lines:
                 self.bar.update(self.task, advance=1, failures=self.failures)
+                return
+            if self.done == self.total:
+                return  # stop() prints the last line
+            now = self._clock()
+            if now - self._logged >= self.log_every_s:
+                self._logged = now
+                self.console.print(self.line(now), markup=False, highlight=False)
 
     def stop(self) -> None:
-        if self.enabled:
+        if not self.enabled:
+            return
+        if self.lines:
+            self.console.print(self.line(self._clock()), markup=False, highlight=False)
+        else:
             self.bar.stop()
 
 
