@@ -174,6 +174,21 @@ def test_id_ood_bars_r_ood_by_hand(out):
     assert {"graph", "mechanism", "noise", "root"} <= set(texts)
 
 
+def test_id_ood_bars_wrap_many_axes_into_rows(out):
+    """Nine axes (the synthetic grid's): rows of at most ID_OOD_COLUMNS panels, not a 3000 × 367 px strip."""
+    from PIL import Image
+
+    base = fx.exposure_axes()
+    names = ["graph", "mechanism", "noise", "root", "d", "density", "n", "weights", "root_dependency"]
+    axes = pd.concat([base[base["axis"] == "graph"].assign(axis=a) for a in names], ignore_index=True)
+    paths = F.id_ood_bars(axes, out, "io9")
+    width, height = Image.open(paths[0]).size
+    assert 1.2 < width / height < 3.0, (width, height)  # 4 + 4 + 1 panels: three rows
+    texts = _svg_texts(paths[1])
+    assert set(names) <= set(texts)
+    assert texts.count("avici") == 3  # the method labels on each row's first panel
+
+
 ALL = [
     (F.precision_recall_f1_shd, ["method", "family", "split", "precision", "recall", "f1", "shd"]),
     (F.interaction_heatmaps, ["factor", "level", "method", "score", "interaction"]),

@@ -985,6 +985,10 @@ def prior_coverage_bars(coverage: pd.DataFrame, out_dir: PathLike, stem: str = "
     return _save(fig, out_dir, stem)
 
 
+#: panels per row of :func:`id_ood_bars`
+ID_OOD_COLUMNS = 4
+
+
 def id_ood_bars(axes_frame: pd.DataFrame, out_dir: PathLike, stem: str = "id_ood") -> List[Path]:
     """ID vs OOD F1 per method, one panel per factor axis, with reference ticks (paper Fig. 15 top row).
 
@@ -1011,10 +1015,17 @@ def id_ood_bars(axes_frame: pd.DataFrame, out_dir: PathLike, stem: str = "id_ood
     methods = sorted(_unique(axes_frame["method"]), key=str)
     axes_ = _axes_in(axes_frame)
     n_m = len(methods)
-    fig = Figure(figsize=(3.1 * len(axes_) + 0.6 + _label_inches(methods), 1.6 + 0.75 * n_m), layout="constrained")
+    # at most ID_OOD_COLUMNS panels a row: nine axes in one row made a 3000 × 367 px strip
+    ncols = min(ID_OOD_COLUMNS, len(axes_))
+    nrows = -(-len(axes_) // ncols)
+    fig = Figure(figsize=(3.1 * ncols + 0.6 + _label_inches(methods), 0.9 + nrows * (0.9 + 0.75 * n_m)),
+                 layout="constrained")
     top = np.nanmax(axes_frame[["f_id", "f_ood", "ref_id", "ref_ood"]].to_numpy(dtype=float))
     xmax = min(1.05, (top if np.isfinite(top) else 1.0) + 0.2)
-    panels = fig.subplots(1, len(axes_), sharey=True, squeeze=False)[0]
+    grid = fig.subplots(nrows, ncols, sharey=True, squeeze=False)
+    for ax in grid.ravel()[len(axes_):]:
+        ax.set_visible(False)
+    panels = grid.ravel()[:len(axes_)]
     y = np.arange(n_m)
     hgt = 0.38
     for ax, a in zip(panels, axes_):
@@ -1043,8 +1054,9 @@ def id_ood_bars(axes_frame: pd.DataFrame, out_dir: PathLike, stem: str = "id_ood
         ax.set_xlabel("F1 on slice")
         ax.set_title(f"{a}", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
-    panels[0].set_yticks(y)
-    panels[0].set_yticklabels(methods)
+    for row in grid:  # shared y: the labels on each row's first panel
+        row[0].set_yticks(y)
+        row[0].set_yticklabels(methods)
     panels[0].set_ylim(n_m - 0.5, -0.5)
     handles = [_patch(_ID_COLOUR, "ID (inside documented prior)"), _patch(_OOD_COLOUR, "OOD (held out)"),
                Line2D([], [], color=_REF_COLOUR, linewidth=2.0, label="reference mean (same slice)"),
