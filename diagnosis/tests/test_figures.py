@@ -174,6 +174,18 @@ def test_id_ood_bars_r_ood_by_hand(out):
     assert {"graph", "mechanism", "noise", "root"} <= set(texts)
 
 
+def test_coincident_markers_become_rings(out):
+    """GES and GIES on obs data give one graph: the first drawn marker is larger, so both show."""
+    points = [("ges", "obs", 0.5, 0.6), ("gies", "obs", 0.5 + 1e-4, 0.6), ("pc", "obs", 0.2, 0.3),
+              ("gies", "obs_int", 0.5, 0.6), ("sortnregress", "obs", 0.5, 0.6)]
+    assert F._ring_sizes(points) == [13.5, 10.0, 6.5, 6.5, 6.5]
+    assert F._ring_sizes([]) == []
+    cells = fx.leaderboard_cells()
+    ges = cells[cells["method"] == "ges"]
+    twin = ges.assign(method="gies")  # the same means: before, gies' markers hid ges' entirely
+    _check_written(F.precision_recall_f1_shd(pd.concat([cells, twin], ignore_index=True), out, "twin"), ["twin"])
+
+
 def test_id_ood_bars_wrap_many_axes_into_rows(out):
     """Nine axes (the synthetic grid's): rows of at most ID_OOD_COLUMNS panels, not a 3000 × 367 px strip."""
     from PIL import Image

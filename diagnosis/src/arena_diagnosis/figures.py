@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import pandas as pd
@@ -276,6 +276,26 @@ def precision_recall_f1_shd(cells: pd.DataFrame, out_dir: PathLike, stem: str = 
     return [] if fig is None else _save(fig, out_dir, stem)
 
 
+def _ring_sizes(points: Sequence[Tuple[str, str, float, float]], base: float = 6.5,
+                step: float = 3.5) -> List[float]:
+    """Marker sizes (points) for ``(method, split, x, y)`` drawn in this order: markers of one split
+    at the same place (GES and GIES on observational data give one graph) grow by ``step`` for
+    each later one, so the first drawn is the largest and each shows as a ring around the next,
+    instead of the last one hiding the others. "The same place": within 0.5 % of each axis' span."""
+    if not points:
+        return []
+    xs = np.array([p[2] for p in points])
+    ys = np.array([p[3] for p in points])
+    tol_x = 0.005 * max(float(np.ptp(xs)), abs(float(xs.max())), 1e-12)
+    tol_y = 0.005 * max(float(np.ptp(ys)), abs(float(ys.max())), 1e-12)
+    sizes = []
+    for i, (_, split, x, y) in enumerate(points):
+        later = sum(1 for (_, s2, x2, y2) in points[i + 1:]
+                    if s2 == split and abs(x2 - x) <= tol_x and abs(y2 - y) <= tol_y)
+        sizes.append(base + step * later)
+    return sizes
+
+
 def _pr_figure(cells: pd.DataFrame, families: Optional[Sequence[str]], styles: Optional[Styles]) -> Optional[Figure]:
     """The Fig. 4 figure (None for no data); see :func:`precision_recall_f1_shd`."""
     name = "precision_recall_f1_shd"
@@ -298,17 +318,19 @@ def _pr_figure(cells: pd.DataFrame, families: Optional[Sequence[str]], styles: O
         sub = df[df["family"] == fam]
         ax_pr, ax_fs = axes[0, j], axes[1, j]
         _f1_iso_curves(ax_pr)
-        for m in methods:
-            rows = sub[sub["method"] == m].set_index("split")
-            st = styles[m]
-            for ax, xk, yk in ((ax_pr, "recall", "precision"), (ax_fs, "shd", "f1")):
+        for ax, xk, yk in ((ax_pr, "recall", "precision"), (ax_fs, "shd", "f1")):
+            drawn = []  # (method, split, x, y) in drawing order
+            for m in methods:
+                rows = sub[sub["method"] == m].set_index("split")
                 pts = [(s, rows.loc[s, cols[xk]], rows.loc[s, cols[yk]]) for s in ("obs", "obs_int")
                        if s in rows.index and np.isfinite(rows.loc[s, cols[xk]]) and np.isfinite(rows.loc[s, cols[yk]])]
                 if len(pts) == 2:
-                    ax.plot([pts[0][1], pts[1][1]], [pts[0][2], pts[1][2]], color=st["color"], linewidth=1.0, alpha=0.8)
-                for s, x, y in pts:
-                    ax.plot([x], [y], marker="o" if s == "obs" else "D", color=st["color"], markersize=6.5,
-                            markeredgecolor="black", markeredgewidth=0.5, linestyle="none")
+                    ax.plot([pts[0][1], pts[1][1]], [pts[0][2], pts[1][2]], color=styles[m]["color"],
+                            linewidth=1.0, alpha=0.8)
+                drawn += [(m, s, float(x), float(y)) for s, x, y in pts]
+            for (m, s, x, y), size in zip(drawn, _ring_sizes(drawn)):
+                ax.plot([x], [y], marker="o" if s == "obs" else "D", color=styles[m]["color"], markersize=size,
+                        markeredgecolor="black", markeredgewidth=0.5, linestyle="none")
         ax_pr.set_xlim(0, 1.02)
         ax_pr.set_ylim(0, 1.02)
         ax_pr.set_title(f"{fam}: precision vs recall", fontsize=10)
