@@ -820,9 +820,11 @@ class _Progress:
         """The plain progress line: ``cells 12/40 (30%), failures 1, elapsed 0:01:05, ETA 0:02:32``."""
         elapsed = now - self._started
         eta = elapsed / self.done * (self.total - self.done) if self.done else None
-        clock = lambda sec: str(timedelta(seconds=round(sec)))  # noqa: E731 - h:mm:ss
+        def hms(sec: float) -> str:
+            return str(timedelta(seconds=round(sec)))
+
         return (f"cells {self.done}/{self.total} ({100 * self.done // self.total}%), failures {self.failures}, "
-                f"elapsed {clock(elapsed)}, ETA {'?' if eta is None else clock(eta)}")
+                f"elapsed {hms(elapsed)}, ETA {'?' if eta is None else hms(eta)}")
 
     def advance(self, status: str) -> None:
         """One cell finished with ``status``; a failure (:func:`count_failures`) raises the failure count."""

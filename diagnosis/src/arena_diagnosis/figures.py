@@ -281,7 +281,8 @@ def _ring_sizes(points: Sequence[Tuple[str, str, float, float]], base: float = 6
     """Marker sizes (points) for ``(method, split, x, y)`` drawn in this order: markers of one split
     at the same place (GES and GIES on observational data give one graph) grow by ``step`` for
     each later one, so the first drawn is the largest and each shows as a ring around the next,
-    instead of the last one hiding the others. "The same place": within 0.5 % of each axis' span."""
+    instead of the last one hiding the others. "The same place": within 0.5 % of the larger of each
+    axis' span and the magnitude of its largest value (so one point, or equal points, still get a tolerance)."""
     if not points:
         return []
     xs = np.array([p[2] for p in points])
