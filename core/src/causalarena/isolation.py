@@ -20,8 +20,9 @@ Selection (``arena run --isolation``):
 ``auto`` (default)
     a method runs in the running interpreter unless :func:`requirement_conflicts`
     finds one of its distribution's requirements missing or at a version the
-    running environment does not satisfy, or the method is only known from a
-    sandbox (``MethodInfo.environment == "venv"``); then through ``venv``.
+    running environment does not satisfy (then through ``venv``), or the
+    method is only known from a sandbox (``MethodInfo.environment`` names the
+    backend that holds it, ``"venv"`` or ``"docker"``; then through that one).
 
 A backend that cannot serve a method raises :class:`IsolationError`; the
 runner records every cell of that method as ``env_error`` with the message
@@ -144,11 +145,12 @@ def choose_backend(method: MethodInfo, isolation: str, backends: Mapping[str, An
             is known only from a sandbox and ``--isolation none``, or ``auto``
             wants ``venv`` and ``arena-sandbox`` is not installed).
     """
-    sandbox_only = getattr(method, "environment", "") == "venv"
+    home = getattr(method, "environment", "") or ""
+    sandbox_only = bool(home)
     if isolation == "none":
         if sandbox_only:
-            raise IsolationError(f"method {method.name!r} ({method.distribution}) is installed only in a sandbox "
-                                 "environment; run it with --isolation auto or venv")
+            raise IsolationError(f"method {method.name!r} ({method.distribution}) is installed only in a {home} "
+                                 f"sandbox; run it with --isolation auto or {home}")
         return "none", "--isolation none"
     if isolation != "auto":
         if isolation not in backends:
@@ -156,7 +158,12 @@ def choose_backend(method: MethodInfo, isolation: str, backends: Mapping[str, An
                                  f"{sorted(['none', *backends])} (pip install arena-sandbox)")
         return isolation, f"--isolation {isolation}"
     if sandbox_only:
-        reason = "installed only in a sandbox environment"
+        reason = f"installed only in a {home} sandbox" if home != "venv" else "installed only in a sandbox environment"
+        if home != "venv":
+            if home not in backends:
+                raise IsolationError(f"method {method.name!r} is installed only in a {home} sandbox and the {home} "
+                                     "backend is not installed (pip install arena-sandbox)")
+            return home, reason
     else:
         conflicts = requirement_conflicts(method)
         if not conflicts:

@@ -197,9 +197,10 @@ class MethodInfo:
         description: one line shown by ``arena methods``.
         requirements: pip requirement strings the method needs at run time
             (besides its distribution's own ``Requires-Dist``).
-        environment: ``""`` = importable in this environment; ``"venv"`` = known
-            only from a built sandbox environment (listed by ``arena-sandbox``,
-            runs only isolated; see :mod:`causalarena.isolation`).
+        environment: ``""`` = importable in this environment; otherwise the
+            isolation backend that alone holds it (``"venv"``: a built sandbox
+            environment, ``"docker"``: a built image; listed by
+            ``arena-sandbox``, runs only isolated; see :mod:`causalarena.isolation`).
         prior: what a pretrained method was trained on
             (:class:`PretrainingPrior`); ``None`` (default) for methods that
             are not pretrained, or whose prior is not declared: the exposure

@@ -71,14 +71,43 @@ def cmd_build(args) -> int:
     return 0
 
 
+def cmd_base_image(args) -> int:
+    from causalarena.isolation import IsolationError
+
+    from .baseimage import build_base_image
+
+    console = _console()
+    try:
+        info = build_base_image(minor=args.python, suite=args.suite, mirror=args.mirror, force=args.force,
+                                log=console.print)
+    except IsolationError as exc:
+        print(f"arena sandbox base-image: error: {exc}", file=sys.stderr)
+        return 1
+    console.print(f"base image {info['tag']} ({'reused' if info['reused'] else 'built'}; "
+                  f"{info['size_mb']} MB; {info['seconds']:.0f} s)")
+    return 0
+
+
 def cmd_list(args) -> int:
+    from .docker import list_images
+
     envs = list_envs()
+    images = list_images()
     if args.json:
-        print(json.dumps(envs, indent=2, default=str))
+        print(json.dumps(envs + [dict(m, backend="docker") for m in images], indent=2, default=str))
         return 0
     from rich.table import Table
 
     console = _console()
+    if images:
+        itable = Table(title="docker images (made here, never pulled)")
+        for col in ("plugin", "version", "tag", "methods", "numpy", "size MB", "build s", "created"):
+            itable.add_column(col, overflow="fold")
+        for m in images:
+            itable.add_row(m.get("plugin", "?"), m.get("version", "?"), m.get("tag", "?"),
+                           ", ".join(x["name"] for x in m.get("methods", [])), m.get("stack", {}).get("numpy", "–"),
+                           str(m.get("size_mb", "?")), str(m.get("build_seconds", "?")), m.get("created", ""))
+        console.print(itable)
     if not envs:
         console.print(f"no sandbox environments under {sandbox_root()} (build one: arena sandbox build PLUGIN)")
         return 0
@@ -118,8 +147,19 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--constraint", "-c", action="append", metavar="FILE",
                     help="pip constraints file (repeatable; also $CAUSALARENA_SANDBOX_CONSTRAINTS, $PIP_CONSTRAINT)")
     sp.add_argument("--force", action="store_true", help="rebuild even if the key is cached")
-    sp.add_argument("--base-image", help="docker: base image present locally (default python:X.Y-slim)")
+    sp.add_argument("--base-image", help="docker: a base image already on the engine (default "
+                                         "causalarena/python:X.Y-SUITE, made from Debian packages when absent)")
     sp.set_defaults(func=cmd_build)
+    sp = sub.add_parser("base-image", help="docker: make the Python base image from Debian packages (never pulled)",
+                        description="debootstrap a minimal Debian whose python3 is this interpreter's X.Y and import "
+                                    "it as causalarena/python:X.Y-SUITE (reused once built; needs root, "
+                                    "debootstrap and a running engine)")
+    sp.add_argument("--python", help="X.Y (default: the running interpreter's)")
+    sp.add_argument("--suite", help="Debian suite (default: the one whose python3 is X.Y)")
+    sp.add_argument("--mirror", help="Debian archive (default: $CAUSALARENA_DEBIAN_MIRROR, the host's apt source, "
+                                     "deb.debian.org)")
+    sp.add_argument("--force", action="store_true", help="rebuild even if the tag exists")
+    sp.set_defaults(func=cmd_base_image)
     sp = sub.add_parser("list", help="list built environments")
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=cmd_list)

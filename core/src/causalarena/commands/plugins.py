@@ -81,7 +81,7 @@ class KindListing:
                 effect = r.task == "effect"
                 table.add_row(r.name, r.task, r.distribution, r.version, r.output_kind,
                               (",".join(r.views) or "any") if effect else ("yes" if r.supports_interventions else "no"),
-                              "sandbox" if r.environment == "venv" else "this env", r.description)
+                              f"sandbox ({r.environment})" if r.environment else "this env", r.description)
         else:
             for c in ("name", "kind", "task", "distribution", "version", "description"):
                 table.add_column(c)
