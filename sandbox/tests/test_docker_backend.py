@@ -6,27 +6,40 @@ import sys
 
 import pytest
 
-from arena_sandbox.docker import FORWARDED_ENV, DockerBackend, default_base_image, dockerfile, image_tag, run_argv
+from arena_sandbox.docker import (CGROUP_HEADROOM_MB, FORWARDED_ENV, DockerBackend, default_base_image, dockerfile,
+                                  image_tag, run_argv)
 from causalarena.isolation import IsolationError
 from causalarena.records import MethodInfo
 
 
-def test_dockerfile_installs_exactly_the_wheelhouse_offline_and_drops_root():
-    text = dockerfile("python:3.11-slim", ["numpy-1.26.4-cp311-none-any.whl", "arena_method_x-0.1.0-py3-none-any.whl"],
+def test_dockerfile_installs_exactly_the_wheelhouse_offline_into_a_virtualenv_and_drops_root():
+    text = dockerfile("causalarena/python:3.11-bookworm",
+                      ["numpy-1.26.4-cp311-none-any.whl", "arena_method_x-0.1.0-py3-none-any.whl"],
                       {"plugin": "arena-method-x", "version": "0.1.0", "key": "abcdef012345"})
     lines = text.splitlines()
-    assert lines[1] == "FROM python:3.11-slim"
-    assert 'LABEL org.causalarena.key="abcdef012345"' in lines and 'LABEL org.causalarena.plugin="arena-method-x"' in lines
+    # two stages from the same base: the wheelhouse never reaches the final image
+    assert [line for line in lines if line.startswith("FROM ")] == [
+        "FROM causalarena/python:3.11-bookworm AS install", "FROM causalarena/python:3.11-bookworm"]
+    final = lines[lines.index("FROM causalarena/python:3.11-bookworm"):]
+    assert 'LABEL org.causalarena.key="abcdef012345"' in final and 'LABEL org.causalarena.plugin="arena-method-x"' in final
     install = next(line for line in lines if line.startswith("RUN "))
-    # no index, no dependency resolution, the wheels named in sorted order, then removed
-    assert install == ("RUN python -m pip install --no-index --no-deps --no-cache-dir "
+    # a virtualenv of python3 (Debian's system Python is externally managed, PEP 668), no index, no
+    # dependency resolution, the wheels named in sorted order
+    assert install == ("RUN python3 -m venv /opt/venv/arena-method-x && /opt/venv/arena-method-x/bin/python -m pip "
+                       "install --no-index --no-deps --no-cache-dir --no-compile "
                        "/opt/arena-wheels/arena_method_x-0.1.0-py3-none-any.whl "
-                       "/opt/arena-wheels/numpy-1.26.4-cp311-none-any.whl && rm -rf /opt/arena-wheels")
-    assert "PIP_NO_INDEX=1" in text
-    assert lines.index("USER 65534:65534") > lines.index(install)  # installs as root, runs unprivileged
+                       "/opt/arena-wheels/numpy-1.26.4-cp311-none-any.whl")
+    assert "COPY --from=install /opt/venv/arena-method-x /opt/venv/arena-method-x" in final
+    assert not any("arena-wheels" in line for line in final)
+    env = next(line for line in final if line.startswith("ENV "))
+    assert "PATH=/opt/venv/arena-method-x/bin:" in env  # `python` is the virtualenv's (Debian has only python3)
+    assert final.index("USER 65534:65534") > final.index("COPY --from=install /opt/venv/arena-method-x "
+                                                         "/opt/venv/arena-method-x")
     assert not any(line.startswith(("ENTRYPOINT", "CMD", "ADD http", "RUN curl", "RUN wget")) for line in lines)
     with pytest.raises(ValueError, match="no wheels"):
-        dockerfile("python:3.11-slim", [], {})
+        dockerfile("python:3.11-slim", [], {"plugin": "x"})
+    with pytest.raises(ValueError, match="must name the plugin"):
+        dockerfile("python:3.11-slim", ["a.whl"], {})
 
 
 def test_run_arguments_lock_the_container_down():
@@ -45,10 +58,12 @@ def test_run_arguments_lock_the_container_down():
     assert value("--user") == "65534:65534"
     assert value("--pids-limit") == "128"
     assert value("--cpus") == "2"
-    assert value("--memory") == "2048m" and value("--memory-swap") == "2048m"  # no swap beyond the cap
+    # the run's cap + the headroom (the worker's own cap acts first); no swap beyond it
+    assert value("--memory") == f"{2048 + CGROUP_HEADROOM_MB}m" and value("--memory-swap") == value("--memory")
     assert value("--tmpfs") == "/tmp:rw,nosuid,nodev,size=256m"
     assert value("--mount") == "type=bind,source=/data/cache,target=/data/cache,readonly"
     assert value("--name") == "arena-x-1"
+    assert value("--label") == "org.causalarena.worker=1"  # how tests and cleanup find worker containers
     envs = [argv[i + 1] for i, a in enumerate(argv) if a == "-e"]
     assert envs == [*FORWARDED_ENV, "PYTHONPATH=", "HOME=/tmp"]
     assert not any(a.startswith(("--privileged", "--cap-add", "-p", "--publish", "--network=host")) for a in argv)
@@ -60,7 +75,12 @@ def test_run_arguments_lock_the_container_down():
 
 def test_image_tag_and_base_image():
     assert image_tag("Arena_Method_X", "0.1.0+local", "abc") == "causalarena/arena-method-x:0.1.0_local-abc"
-    assert default_base_image() == f"python:{sys.version_info[0]}.{sys.version_info[1]}-slim"
+    minor = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    from arena_sandbox.baseimage import DEBIAN_PYTHON
+
+    # made here from Debian packages where Debian ships this minor version; python:X.Y-slim (never pulled) otherwise
+    want = f"causalarena/python:{minor}-{DEBIAN_PYTHON[minor]}" if minor in DEBIAN_PYTHON else f"python:{minor}-slim"
+    assert default_base_image() == want
 
 
 class _FakeContainers:
@@ -117,7 +137,7 @@ def test_launch_uses_the_prepared_image_and_kills_the_container_by_name(tmp_path
     argv = list(launch.argv)
     assert argv[-2:] == ["causalarena/arena-method-notears:0.1.0-k", "python"]
     assert argv[argv.index("--mount") + 1] == f"type=bind,source={tmp_path},target={tmp_path},readonly"
-    assert argv[argv.index("--memory") + 1] == "1000m"
+    assert argv[argv.index("--memory") + 1] == f"{1000 + CGROUP_HEADROOM_MB}m"
     assert launch.label == "docker:causalarena/arena-method-notears:0.1.0-k"
     name = argv[argv.index("--name") + 1]
     assert name.startswith("arena-notears-")
@@ -137,27 +157,6 @@ def test_build_without_engine_or_base_image_is_an_isolation_error(monkeypatch):
                                                           "key": "k", "items": []})
     up = DockerBackend(base_image="python:3.11-slim", client_factory=lambda: _FakeClient(images=()))
     with pytest.raises(IsolationError, match=r"base image python:3.11-slim is not present on this engine; "
-                                             r"the sandbox never pulls"):
+                                             r"the sandbox never pulls: make the default base with "
+                                             r"`arena sandbox base-image`"):
         up.build_image("plugins/whatever")
-
-
-def test_end_to_end_in_a_real_engine(tmp_path):
-    """Builds the fixture plugin's image and runs a worker `hello` in the locked-down container."""
-    reason = DockerBackend().available()
-    if reason:
-        pytest.skip(f"no Docker engine here: {reason}")
-    from pathlib import Path
-
-    from causalarena.runner import WorkerHandle
-
-    b = DockerBackend()
-    tag = b.build_image(str(Path(__file__).parent / "fixture_plugin"))
-    m = MethodInfo(name="where_am_i", factory="arena_method_sandbox_fixture.method:WhereAmI",
-                   distribution="arena-method-sandbox-fixture", version="0.1.0")
-    b._images[m.name] = tag
-    w = WorkerHandle(launch=b.launch(m, cache_dir=str(tmp_path), memory_mb=512))
-    try:
-        hello = w.start()
-        assert hello["protocol"] == 1 and hello["executable"].startswith("/usr/local/bin/python")
-    finally:
-        w.close()

@@ -236,8 +236,14 @@ class LinearInstance(Instance):
                                  "replicate": replicate, "seed": seed})
 
 
-def build_cells(n_instances: int, marker: str) -> list:
-    """``n_instances × len(METHODS)`` cells; the methods carry ``marker`` where they start children."""
+def build_cells(n_instances: int, marker: str, module: str = "fault_grid", **record: Any) -> list:
+    """``n_instances × len(METHODS)`` cells; the methods carry ``marker`` where they start children.
+
+    ``module`` is where workers import the toy classes from (``fault_grid`` on
+    ``PYTHONPATH``, or this file packaged as a plugin for a sandbox: the docker
+    backend's fault test); ``record`` adds MethodInfo fields (distribution,
+    version, environment).
+    """
     from causalarena.records import MethodInfo
     from causalarena.runner import make_cells
 
@@ -246,7 +252,7 @@ def build_cells(n_instances: int, marker: str) -> list:
         p = dict(params)
         if cls in ("Spawns", "ReadsStdin"):
             p["marker"] = marker
-        infos.append(MethodInfo(name=name, factory=f"fault_grid:{cls}", params=p))
+        infos.append(MethodInfo(name=name, factory=f"{module}:{cls}", params=p, **record))
     return make_cells([LinearInstance(f"lin-{i}") for i in range(n_instances)], infos)
 
 

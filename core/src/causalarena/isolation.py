@@ -70,12 +70,23 @@ class WorkerLaunch:
             ``"venv:<key>"``, ``"docker:<image>"``).
         on_kill: called after the runner kills the process group (e.g. to
             ``docker kill`` a container the client process no longer owns).
+        memory_probe: the resident memory (MB) of the worker where the
+            started process tree does not hold it (a container's processes
+            are not the client's children): the runner's memory cap polls it
+            instead of the tree; ``None`` from the probe (not started yet)
+            falls back to the tree.
+        signal_exit_codes: the started process reports a worker killed by
+            signal ``s`` as exit code ``128 + s`` (a container's init and
+            the docker client do), so statuses and messages read the same
+            as for a local worker.
     """
 
     argv: Tuple[str, ...]
     env: Mapping[str, str] = attrs.field(factory=dict)
     label: str = "none"
     on_kill: Optional[Callable[[], None]] = attrs.field(default=None, eq=False)
+    memory_probe: Optional[Callable[[], Optional[float]]] = attrs.field(default=None, eq=False)
+    signal_exit_codes: bool = False
 
 
 def local_launch(python: str = sys.executable) -> WorkerLaunch:

@@ -461,6 +461,11 @@ class WorkerHandle:
         import psutil
 
         assert self.proc is not None  # polled by request(), which runs only on a started worker
+        probe = self.launch.memory_probe if self.launch is not None else None
+        if probe is not None:  # e.g. a container: its processes are not the client's children
+            outside = probe()
+            if outside is not None:
+                return float(outside)
         try:
             p = psutil.Process(self.proc.pid)
             procs = [p] + p.children(recursive=True)
@@ -586,6 +591,8 @@ class WorkerHandle:
             except subprocess.TimeoutExpired:  # pragma: no cover
                 pass
             rc = self.proc.returncode
+            if rc is not None and self.launch is not None and self.launch.signal_exit_codes and 128 < rc < 160:
+                rc = -(rc - 128)  # a container's init reports death by signal s as exit code 128 + s
             tail = self.stderr_tail(log_start)
             self.kill()
             # SIGKILL from outside the runner is the kernel OOM killer's signature only when the

@@ -78,7 +78,10 @@ subprocess does) sees EOF instead of swallowing the next request.
 The runner starts the worker with a unique ``CAUSALARENA_WORKER_TOKEN`` in
 its environment, which every process the method starts inherits. A watchdog
 thread polls the parent pid every :data:`WATCHDOG_S` seconds; when the
-parent dies (the worker is re-parented: a runner killed with SIGKILL) it
+parent dies (the worker is re-parented: a runner killed with SIGKILL), or
+the protocol's stdin pipe hangs up (in a container the parent is the
+container's init, which outlives the runner; the docker client's stdin
+closes when the runner dies, and the engine closes the container's), it
 SIGKILLs every process the method started — the worker's descendants,
 including ``start_new_session=True`` children outside its process group, and
 every process carrying the token (daemons whose parent already exited and
@@ -253,10 +256,32 @@ def kill_method_processes(token: Optional[str] = None, rounds: int = 5) -> List[
     return killed
 
 
-def _watch_parent(parent: int, token: Optional[str] = None) -> None:  # pragma: no cover - SIGKILL tests
+def _runner_hung_up(poller: Any) -> bool:
+    """The protocol's pipe lost its writer (``POLLHUP``): the runner is gone even where ``getppid`` cannot tell."""
+    if poller is None:
+        return False
+    import select
+
+    try:
+        return any(ev & (select.POLLHUP | select.POLLERR) for _fd, ev in poller.poll(0))
+    except OSError:  # pragma: no cover
+        return False
+
+
+def _watch_parent(parent: int, token: Optional[str] = None,
+                  channel_fd: Optional[int] = None) -> None:  # pragma: no cover - SIGKILL tests
+    # In a container the parent is the container's init, which outlives a killed runner; there the
+    # protocol pipe's hang-up (the client's stdin closed when the runner died) says the runner is gone.
+    poller = None
+    if channel_fd is not None:
+        import select
+
+        if hasattr(select, "poll"):
+            poller = select.poll()
+            poller.register(channel_fd, 0)  # 0: only POLLHUP / POLLERR are reported
     while True:
         time.sleep(WATCHDOG_S)
-        if os.getppid() != parent:
+        if os.getppid() != parent or _runner_hung_up(poller):
             try:
                 kill_method_processes(token)
             finally:
@@ -453,7 +478,7 @@ def main(argv: Optional[list] = None) -> int:
     channel = _protect_stdout()
     requests = _protect_stdin()
     token = os.environ.get(TOKEN_ENV) or None
-    threading.Thread(target=_watch_parent, args=(os.getppid(), token), daemon=True).start()
+    threading.Thread(target=_watch_parent, args=(os.getppid(), token, requests.fileno()), daemon=True).start()
     try:
         return Worker(memory_mb, rlimit).serve(requests, channel)
     finally:

@@ -382,13 +382,60 @@ class DockerBackend:
         name = f"arena-{normalise(method.name)}-{uuid.uuid4().hex[:10]}"
         argv = run_argv(tag, name, os.path.abspath(cache_dir or tempfile.gettempdir()), memory_mb=memory_mb)
         argv[0] = shutil.which("docker") or "docker"
-        return WorkerLaunch(argv=tuple(argv), label=f"docker:{tag}", on_kill=lambda: self._kill(name))
+        return WorkerLaunch(argv=tuple(argv), label=f"docker:{tag}", on_kill=lambda: self._kill(name),
+                            memory_probe=ContainerMemory(name, self.client), signal_exit_codes=True)
 
     def _kill(self, name: str) -> None:
         try:
             self.client().containers.get(name).kill()
         except Exception:  # noqa: BLE001 - already gone (--rm)
             pass
+
+
+class ContainerMemory:
+    """The resident memory (MB) of a running container, read from its cgroup on the host.
+
+    The runner's memory cap polls the worker every 0.1 s; the engine's stats
+    API answers in about a second, so the cgroup's ``memory.stat`` is read
+    directly: ``total_rss`` (cgroup v1) or ``anon`` (v2) — anonymous memory,
+    what the local backend's RSS poll measures, without the page cache of the
+    read-only dataset mount. Paths for the ``cgroupfs`` and ``systemd`` cgroup
+    drivers. None until the container exists (or where no cgroup file is
+    readable: the runner then polls the client's process tree, and the
+    container's own cap remains the backstop).
+    """
+
+    ROOTS = ("/sys/fs/cgroup/memory/docker/{id}", "/sys/fs/cgroup/memory/system.slice/docker-{id}.scope",
+             "/sys/fs/cgroup/docker/{id}", "/sys/fs/cgroup/system.slice/docker-{id}.scope")
+
+    def __init__(self, name: str, client: Callable[[], Any]) -> None:
+        self.name = name
+        self._client = client
+        self._stat: Optional[str] = None
+
+    def _find(self) -> Optional[str]:
+        try:
+            cid = self._client().containers.get(self.name).id
+        except Exception:  # noqa: BLE001 - not created yet, or already gone
+            return None
+        for root in self.ROOTS:
+            path = os.path.join(root.format(id=cid), "memory.stat")
+            if os.path.exists(path):
+                return path
+        return None
+
+    def __call__(self) -> Optional[float]:
+        if self._stat is None:
+            self._stat = self._find()
+            if self._stat is None:
+                return None
+        try:
+            with open(self._stat) as fh:
+                fields = dict(line.split() for line in fh if line.strip())
+        except (OSError, ValueError):
+            return None
+        value = fields.get("total_rss", fields.get("anon"))
+        return int(value) / (1024.0 * 1024.0) if value is not None else None
 
 
 def _image_size_mb(client: Any, tag: str) -> Optional[float]:
