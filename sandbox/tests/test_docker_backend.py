@@ -6,8 +6,15 @@ import sys
 
 import pytest
 
-from arena_sandbox.docker import (CGROUP_HEADROOM_MB, FORWARDED_ENV, DockerBackend, default_base_image, dockerfile,
-                                  image_tag, run_argv)
+from arena_sandbox.docker import (
+    CGROUP_HEADROOM_MB,
+    FORWARDED_ENV,
+    DockerBackend,
+    default_base_image,
+    dockerfile,
+    image_tag,
+    run_argv,
+)
 from causalarena.isolation import IsolationError
 from causalarena.records import MethodInfo
 
@@ -160,3 +167,22 @@ def test_build_without_engine_or_base_image_is_an_isolation_error(monkeypatch):
                                              r"the sandbox never pulls: make the default base with "
                                              r"`arena sandbox base-image`"):
         up.build_image("plugins/whatever")
+
+
+def test_a_methods_own_settings_and_the_files_they_name_reach_the_container(tmp_path):
+    from arena_sandbox.docker import method_settings
+
+    ck = tmp_path / "ck"
+    ck.mkdir()
+    environ = {"CAUSALARENA_AVICI_CHECKPOINT": str(ck), "CAUSALARENA_RESERVED_KEY": "secret",
+               "CAUSALARENA_AVICIX_OTHER": "x", "HOME": "/root"}
+    env, mounts = method_settings("avici", {"threshold": 0.5, "data": str(tmp_path), "rel": "relative/x",
+                                            "missing": "/no/such/path"}, environ)
+    assert env == {"CAUSALARENA_AVICI_CHECKPOINT": str(ck)}  # never the reserved key, never another method's
+    # the folders holding what they name (tmp_path holds ck; tmp_path's parent holds tmp_path)
+    assert mounts == [str(tmp_path.parent)]
+    argv = run_argv("img", "n", "/data/cache", env=env, mounts=mounts)
+    binds = [argv[i + 1] for i, a in enumerate(argv) if a == "--mount"]
+    assert binds == ["type=bind,source=/data/cache,target=/data/cache,readonly",
+                     *[f"type=bind,source={p},target={p},readonly" for p in mounts]]
+    assert f"CAUSALARENA_AVICI_CHECKPOINT={ck}" in argv and not any("RESERVED" in a for a in argv)

@@ -35,18 +35,10 @@ FIXTURE = HERE / "fixture_plugin"
 BENCH = HERE.parent.parent / "tests" / "benchmarks"
 sys.path.insert(0, str(HERE.parent.parent / "core" / "tests"))
 sys.path.insert(0, str(BENCH))
+from docker_support import engine_or_skip  # noqa: E402
 from fault_methods import ChainInstance  # noqa: E402  (the core's test instance: chain 0 → 1 → 2)
 
 DOCKER = shutil.which("docker") or "docker"
-
-
-def _engine_or_skip() -> None:
-    reason = DockerBackend().available()
-    if reason is None:
-        return
-    if os.environ.get("CAUSALARENA_REQUIRE_DOCKER") == "1":
-        pytest.fail(f"CAUSALARENA_REQUIRE_DOCKER=1 but {reason}", pytrace=False)
-    pytest.skip(f"no Docker engine here: {reason}")
 
 
 def _worker_containers() -> list:
@@ -57,7 +49,7 @@ def _worker_containers() -> list:
 
 @pytest.fixture(scope="module")
 def sandbox_dir(tmp_path_factory):
-    _engine_or_skip()
+    engine_or_skip()
     root = tmp_path_factory.mktemp("sandbox")
     old = os.environ.get("CAUSALARENA_SANDBOX_DIR")
     os.environ["CAUSALARENA_SANDBOX_DIR"] = str(root)

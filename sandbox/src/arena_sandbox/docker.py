@@ -137,9 +137,40 @@ def dockerfile(base_image: str, wheels: Sequence[str], labels: Mapping[str, str]
     return "\n".join(lines)
 
 
+def method_settings(method_name: str, params: Mapping[str, Any],
+                    environ: Optional[Mapping[str, str]] = None) -> "tuple[Dict[str, str], List[str]]":
+    """What of the host a method's settings name: its own variables and the files they point at.
+
+    A method reads its settings from its parameters and from variables
+    ``CAUSALARENA_<METHOD>_*`` (e.g. ``CAUSALARENA_AVICI_CHECKPOINT``). Those
+    variables are forwarded into the container (no other host variable is:
+    ``CAUSALARENA_RESERVED_KEY`` never enters one), and every parameter or
+    forwarded value that is an existing absolute path is bind-mounted
+    read-only at the same path together with the folder that holds it (a
+    checkpoint's loader may read beside it: avici reads ``kwargs.json`` in the
+    checkpoint folder's parent), so such settings work unchanged.
+
+    Returns:
+        ``({name: value}, [absolute paths])``, both sorted.
+    """
+    environ = os.environ if environ is None else environ
+    prefix = f"CAUSALARENA_{method_name.upper().replace('-', '_')}_"
+    env = {k: v for k, v in sorted(environ.items()) if k.startswith(prefix)}
+    paths = set()
+    for value in [*env.values(), *[v for v in params.values() if isinstance(v, str)]]:
+        if os.path.isabs(value) and os.path.exists(value):
+            real = os.path.realpath(value)
+            parent = os.path.dirname(real)
+            paths.add(parent if parent not in ("/", "") else real)
+    # a folder inside another mounted one needs no mount of its own
+    paths = {p for p in paths if not any(p != q and p.startswith(q.rstrip("/") + "/") for q in paths)}
+    return env, sorted(paths)
+
+
 def run_argv(image: str, name: str, cache_dir: str, *, memory_mb: Optional[float] = None,
              cpus: Optional[float] = None, pids_limit: int = DEFAULT_PIDS, tmpfs_mb: int = DEFAULT_TMPFS_MB,
-             docker: str = "docker", headroom_mb: int = CGROUP_HEADROOM_MB) -> List[str]:
+             docker: str = "docker", headroom_mb: int = CGROUP_HEADROOM_MB,
+             env: Optional[Mapping[str, str]] = None, mounts: Sequence[str] = ()) -> List[str]:
     """``docker run …`` arguments that start one sandboxed worker interpreter.
 
     The runner appends ``-m causalarena.worker [--memory-mb M]``.
@@ -155,6 +186,8 @@ def run_argv(image: str, name: str, cache_dir: str, *, memory_mb: Optional[float
         pids_limit: maximum processes/threads in the container.
         tmpfs_mb: size of the writable ``/tmp``.
         headroom_mb: see :data:`CGROUP_HEADROOM_MB`.
+        env: extra variables set in the container (:func:`method_settings`).
+        mounts: extra absolute host paths, bind-mounted read-only at the same path.
 
     Raises:
         ValueError: a relative ``cache_dir`` (a bind mount needs an absolute path).
@@ -172,8 +205,13 @@ def run_argv(image: str, name: str, cache_dir: str, *, memory_mb: Optional[float
     if memory_mb:
         cap = int(memory_mb) + int(headroom_mb)
         argv += ["--memory", f"{cap}m", "--memory-swap", f"{cap}m"]
+    for path in mounts:
+        if path != cache_dir:
+            argv += ["--mount", f"type=bind,source={path},target={path},readonly"]
     for var in FORWARDED_ENV:
         argv += ["-e", var]  # `-e NAME` forwards the client's value (absent → unset)
+    for key, value in sorted((env or {}).items()):
+        argv += ["-e", f"{key}={value}"]
     argv += ["-e", "PYTHONPATH=", "-e", "HOME=/tmp", image, "python"]
     return argv
 
@@ -380,7 +418,9 @@ class DockerBackend:
         if tag is None:
             raise IsolationError(f"method {method.name!r}: no image prepared (run with --isolation docker)")
         name = f"arena-{normalise(method.name)}-{uuid.uuid4().hex[:10]}"
-        argv = run_argv(tag, name, os.path.abspath(cache_dir or tempfile.gettempdir()), memory_mb=memory_mb)
+        env, mounts = method_settings(method.name, dict(getattr(method, "params", {}) or {}))
+        argv = run_argv(tag, name, os.path.abspath(cache_dir or tempfile.gettempdir()), memory_mb=memory_mb,
+                        env=env, mounts=mounts)
         argv[0] = shutil.which("docker") or "docker"
         return WorkerLaunch(argv=tuple(argv), label=f"docker:{tag}", on_kill=lambda: self._kill(name),
                             memory_probe=ContainerMemory(name, self.client), signal_exit_codes=True)
