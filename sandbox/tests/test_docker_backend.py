@@ -174,6 +174,8 @@ def test_a_methods_own_settings_and_the_files_they_name_reach_the_container(tmp_
 
     ck = tmp_path / "ck"
     ck.mkdir()
+    tmp_path.chmod(0o755)  # pytest makes it 0700: unreadable to the container's user
+    ck.chmod(0o755)
     environ = {"CAUSALARENA_AVICI_CHECKPOINT": str(ck), "CAUSALARENA_RESERVED_KEY": "secret",
                "CAUSALARENA_AVICIX_OTHER": "x", "HOME": "/root"}
     env, mounts = method_settings("avici", {"threshold": 0.5, "data": str(tmp_path), "rel": "relative/x",
@@ -186,3 +188,10 @@ def test_a_methods_own_settings_and_the_files_they_name_reach_the_container(tmp_
     assert binds == ["type=bind,source=/data/cache,target=/data/cache,readonly",
                      *[f"type=bind,source={p},target={p},readonly" for p in mounts]]
     assert f"CAUSALARENA_AVICI_CHECKPOINT={ck}" in argv and not any("RESERVED" in a for a in argv)
+    # a folder the container's user cannot read is an isolation error naming the fix, not a PermissionError inside
+    ck.chmod(0o700)
+    from causalarena.isolation import IsolationError
+
+    with pytest.raises(IsolationError, match=r"method 'avici': .*/ck \(mode drwx------\) is not readable by the "
+                                             r"container's user 65534:65534: `chmod -R a\+rX "):
+        method_settings("avici", {}, environ)

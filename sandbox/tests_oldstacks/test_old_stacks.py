@@ -60,6 +60,9 @@ def built(tmp_path_factory):
     subprocess.run([out["avici"][0]["interpreter"], "-c",
                     "import sys; from arena_method_avici.checkpoint import save_tiny_checkpoint; "
                     "save_tiny_checkpoint(sys.argv[1], 'tiny', seed=0)", str(ck)], check=True, capture_output=True)
+    # pytest's folders are 0700; the container's user 65534 reads the checkpoint as "others"
+    for d in (ck, *[p for p in ck.rglob("*")]):
+        d.chmod(0o755 if d.is_dir() else 0o644)
     out["avici_method"] = attrs.evolve(AVICI, params={"threshold": 0.5, "checkpoint": str(ck / "tiny")})
     return out
 

@@ -152,6 +152,11 @@ def method_settings(method_name: str, params: Mapping[str, Any],
 
     Returns:
         ``({name: value}, [absolute paths])``, both sorted.
+
+    Raises:
+        IsolationError: a named path the container's unprivileged user
+            could not read (the method's cells become ``env_error`` with the
+            ``chmod`` that fixes it, instead of a PermissionError inside).
     """
     environ = os.environ if environ is None else environ
     prefix = f"CAUSALARENA_{method_name.upper().replace('-', '_')}_"
@@ -160,11 +165,24 @@ def method_settings(method_name: str, params: Mapping[str, Any],
     for value in [*env.values(), *[v for v in params.values() if isinstance(v, str)]]:
         if os.path.isabs(value) and os.path.exists(value):
             real = os.path.realpath(value)
+            _readable_by_container(real, method_name)
             parent = os.path.dirname(real)
             paths.add(parent if parent not in ("/", "") else real)
     # a folder inside another mounted one needs no mount of its own
     paths = {p for p in paths if not any(p != q and p.startswith(q.rstrip("/") + "/") for q in paths)}
     return env, sorted(paths)
+
+
+def _readable_by_container(path: str, method_name: str) -> None:
+    """Raise IsolationError when the container's user (65534, "others" to the host) cannot read ``path``."""
+    import stat
+
+    mode = os.stat(path).st_mode
+    need = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
+    if mode & need != need:
+        raise IsolationError(f"method {method_name!r}: {path} (mode {stat.filemode(mode)}) is not readable by the "
+                             f"container's user {UNPRIVILEGED_USER}: `chmod -R a+rX {path}` or point the setting "
+                             "at a readable copy")
 
 
 def run_argv(image: str, name: str, cache_dir: str, *, memory_mb: Optional[float] = None,
