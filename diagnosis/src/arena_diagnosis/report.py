@@ -167,7 +167,7 @@ def _remove_stale(results: Path, written: Mapping[str, Path]) -> List[Path]:
 
     Returns:
         The removed files (absolute paths, in manifest order), also listed in
-        ``results/REMOVED`` when there are any. Only files named in the previous
+        ``results/.arena-diagnosis-removed`` when there are any. Only files named in the previous
         manifest, inside ``results`` and still present are removed: never a
         user's own file.
 
@@ -536,10 +536,9 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
     for analysis, reason in out.skipped + (effect.left_out if effect is not None else []):
         ctx.console.print(f"[dim]{analysis}: {reason}[/dim]")
     if removed:  # never a silent deletion: the count, where, the list's file (issue 21)
-        from rich.markup import escape
-
-        ctx.console.print(f"[yellow]{escape(_removal_line(results, removed, asked))}[/yellow]",
-                          highlight=False, soft_wrap=True)
+        # markup off: a folder name with brackets is text, not a style tag
+        ctx.console.print(_removal_line(results, removed, asked), style="yellow", markup=False, highlight=False,
+                          soft_wrap=True)
     return out.written
 
 
