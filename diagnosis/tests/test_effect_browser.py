@@ -12,7 +12,7 @@ import effect_fixtures as ef
 import pytest
 import test_effect as te
 import test_write_diagnosis as tw
-from test_html_browser import ARGS, CHROMIUM, sync_api  # noqa: F401 - importing it applies its skip
+from test_html_browser import ARGS, CHROMIUM, sync_api, wait_for_images  # noqa: F401 - importing it applies its skip
 
 from arena_diagnosis.report import write_diagnosis
 
@@ -35,9 +35,8 @@ def effect_page(tmp_path_factory):
             page.on("requestfailed", lambda r: messages.append(("requestfailed", r.url)))
             page.goto((root / "index.html").as_uri())
             page.wait_for_selector("body[data-ready='1']", timeout=10_000)
-            page.evaluate("document.querySelectorAll('img').forEach(i => i.loading = 'eager')")
-            page.wait_for_function("Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)",
-                                   timeout=10_000)
+            # the discovery store's 8 PNG figures (no method with a prior: no exposure figures) + the 4 effect ones
+            assert wait_for_images(page) == 12
             yield page, messages
         finally:
             context.close()

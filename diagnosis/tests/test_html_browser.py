@@ -9,7 +9,9 @@ when CAUSALARENA_REQUIRE_BROWSER=1 (the `diagnosis` tox env).
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import time
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +43,47 @@ except ImportError:
     _absent("playwright is not installed (pip install playwright; never `playwright install`)")
 
 
+#: In-page wait for every ``<img>`` to be loaded (``complete`` with a ``naturalWidth``): resolves to the
+#: number of images, rejects after ``ms`` naming the images still pending (a missing file never loads).
+#: It is a *function* that ``page.evaluate`` sends through the DevTools protocol and that polls with
+#: ``setTimeout(<function>)``: nothing in it evaluates a string. ``page.wait_for_function`` with an
+#: expression string (what the fixtures used) runs ``eval(string)`` in the page on every poll after the
+#: first; the report's CSP (``script-src 'unsafe-inline'``, no ``'unsafe-eval'``) refuses that, so the
+#: wait could never wait: it passed when the images had loaded by its first check and raised
+#: "EvalError … violates the Content Security Policy" when they had not — on a loaded machine (issue 21).
+_IMAGES_LOADED = """(ms) => new Promise((resolve, reject) => {
+  const start = performance.now();
+  const tick = () => {
+    const images = Array.from(document.images);
+    const pending = images.filter(i => !(i.complete && i.naturalWidth > 0));
+    if (pending.length === 0) { resolve(images.length); return; }
+    if (performance.now() - start > ms) {
+      reject(new Error(`${pending.length} of ${images.length} images not loaded after ${ms} ms: ` +
+                       pending.map(i => i.getAttribute('src')).join(', ')));
+      return;
+    }
+    setTimeout(tick, 25);
+  };
+  tick();
+})"""
+
+
+def wait_for_images(page, timeout_ms: int = 10_000) -> int:
+    """Make the page's lazy images eager and wait until every one has loaded; returns how many there are.
+
+    Args:
+        page: a Playwright ``Page`` showing a report (any page: nothing report-specific is read).
+        timeout_ms: how long to wait, milliseconds.
+
+    Raises:
+        playwright.sync_api.Error: an image is still not loaded after ``timeout_ms`` (the message names its
+            ``src``: a broken or missing figure file).
+    """
+    # lazy images load only when scrolled into view: eager, so a missing file shows up as a failed request
+    page.evaluate("() => document.querySelectorAll('img').forEach(i => { i.loading = 'eager'; })")
+    return int(page.evaluate(_IMAGES_LOADED, timeout_ms))
+
+
 @pytest.fixture(scope="module")
 def browser_page(tmp_path_factory):
     """A loaded report page, the console messages and page errors collected from its load."""
@@ -59,10 +102,7 @@ def browser_page(tmp_path_factory):
             page.on("requestfailed", lambda r: messages.append(("requestfailed", r.url)))
             page.goto(index.as_uri())
             page.wait_for_selector("body[data-ready='1']", timeout=10_000)
-            # images are lazy: scroll them in so a missing file would show up as a failed request
-            page.evaluate("document.querySelectorAll('img').forEach(i => i.loading = 'eager')")
-            page.wait_for_function("Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)",
-                                   timeout=10_000)
+            wait_for_images(page)
             yield page, messages, root
         finally:
             context.close()
@@ -178,7 +218,7 @@ def test_long_table_starts_collapsed_and_opens_on_click(browser_page):
     summary.click()
     assert details.get_attribute("open") is not None and table.is_visible()
     # the toggle event fires after the click returns: wait for the label
-    page.wait_for_function("() => document.querySelector('#tbl-2-details .toggle').textContent === 'hide'")
+    sync_api.expect(details.locator(".toggle")).to_have_text("hide")
     assert summary.inner_text().endswith("\u2014 hide")
     assert table.locator("tbody tr").count() == 32
     # still sortable: shift descending puts DirectLiNGAM / transport (0.01 (8*3 + 7) - 0.1 = 0.21) first
@@ -190,7 +230,7 @@ def test_long_table_starts_collapsed_and_opens_on_click(browser_page):
     summary.click()  # closes again
     assert details.get_attribute("open") is None and not table.is_visible()
     # the toggle event fires after the click returns: wait for the label
-    page.wait_for_function("() => document.querySelector('#tbl-2-details .toggle').textContent === 'show'")
+    sync_api.expect(details.locator(".toggle")).to_have_text("show")
     assert summary.inner_text().endswith("\u2014 show")
 
 
@@ -209,3 +249,40 @@ def test_no_console_errors_and_screenshot_not_blank(browser_page):
         shutil.copy(shot, keep)
     errors = [m for m in messages if m[0] in ("error", "pageerror", "requestfailed")]
     assert errors == []
+
+
+def test_waiting_for_images_waits_for_a_late_one_under_the_pages_csp(browser_page):
+    """Issue 21: an image that loads after the wait began is waited for (the old wait raised EvalError)."""
+    page, messages, root = browser_page
+    late = page.context.new_page()
+    try:
+        late.goto((root / "index.html").as_uri())
+        late.wait_for_selector("body[data-ready='1']", timeout=10_000)
+        before = wait_for_images(late)
+        assert before == page.locator("img").count() and before > 0
+        # one more image whose source is set 400 ms from now: the first check sees it unloaded
+        late.evaluate("() => { const i = new Image(); i.id = 'late'; document.body.append(i);"
+                      " const src = document.images[0].getAttribute('src');"
+                      " setTimeout(() => { i.src = src; }, 400); }")
+        t0 = time.perf_counter()
+        assert wait_for_images(late) == before + 1
+        assert time.perf_counter() - t0 >= 0.35  # it waited for the late image, it did not pass at once
+        assert late.eval_on_selector("#late", "i => i.naturalWidth") > 300
+        # a file that never loads: the wait ends with the image named, not with an EvalError
+        late.evaluate("() => { document.getElementById('late').src = 'figures/no_such_figure.png'; }")
+        with pytest.raises(sync_api.Error, match=r"1 of \d+ images not loaded after 500 ms: "
+                                                  r"figures/no_such_figure\.png"):
+            wait_for_images(late, timeout_ms=500)
+    finally:
+        late.close()
+
+
+def test_no_browser_test_waits_with_a_string_evaluated_in_the_page():
+    """Issue 21: ``wait_for_function`` re-evaluates its string with eval(), which the report's CSP refuses."""
+    here = Path(__file__).resolve().parent
+    files = sorted(here.glob("test_*.py")) + sorted((here.parents[1] / "tests").glob("test_*.py"))
+    call = re.compile(r"\.wait_for_function\(")
+    offenders = [f"{f.name}:{n}" for f in files
+                 for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1) if call.search(line)]
+    assert offenders == [], "use wait_for_images / expect(...) instead of page.wait_for_function in " + \
+        ", ".join(offenders)

@@ -163,3 +163,55 @@ def test_a_narrower_report_removes_the_files_of_the_wider_one_and_only_those(tmp
     left = sorted(p.name for p in (ctx.results / "figures").iterdir())
     assert left == ["my_own_plot.png"]  # (no precision / recall in these runs: no Fig. 4 either)
     assert sorted(p.name for p in (ctx.results / "tables").iterdir()) == ["leaderboard_cells.csv", "slices.csv"]
+
+
+def test_a_narrower_report_says_what_it_removed(tmp_path):
+    """Issue 21: the removal is one console line (count per subfolder, the listing file), never silent."""
+    ctx, _ = _context(tmp_path)
+    res = ctx.results
+    wide = write_diagnosis(ctx)
+    wide_files = {p.resolve().relative_to(res.resolve()).as_posix() for p in wide.values()}
+    console = _Console()
+    narrow = ReportContext(results=res, store_path=ctx.store_path, runs=ctx.runs, registry=ctx.registry,
+                           console=console, options={"analyses": ["slices"]}, reader=ctx.reader)
+    kept = {p.resolve().relative_to(res.resolve()).as_posix() for p in write_diagnosis(narrow).values()}
+    assert kept == {"tables/leaderboard_cells.csv", "tables/slices.csv", "index.html"}
+    gone = wide_files - kept
+    in_tables = sum(f.startswith("tables/") for f in gone)
+    in_figures = sum(f.startswith("figures/") for f in gone)
+    assert (len(gone), in_tables, in_figures) == (31, 11, 20)  # with the exposure tables and figures
+    # the listing names exactly the removed files, none of which is left
+    listing = (res / ".arena-diagnosis-removed").read_text(encoding="utf-8").splitlines()
+    assert sorted(listing) == sorted(gone)
+    assert not [f for f in listing if (res / f).exists()]
+    lines = [ln for ln in console.lines if "removed" in ln]
+    assert len(lines) == 1
+    assert (f"diagnosis: removed 31 files of the previous report that this one did not write again "
+            f"(11 in {res / 'tables'}/, 20 in {res / 'figures'}/); listed in {res / '.arena-diagnosis-removed'}; "
+            f"`arena report --results {res}` without --analyses writes the full report again") in lines[0]
+    # the same narrow report again removes nothing: no line, and the old listing (of another report) is gone
+    again = _Console()
+    write_diagnosis(ReportContext(results=res, store_path=ctx.store_path, runs=ctx.runs, registry=ctx.registry,
+                                  console=again, options={"analyses": ["slices"]}, reader=ctx.reader))
+    assert [ln for ln in again.lines if "removed" in ln] == []
+    assert not (res / ".arena-diagnosis-removed").exists()
+
+
+def test_arena_report_prints_the_removal_before_what_it_wrote(tmp_path, capsys):
+    """The same through the CLI: `arena report --analyses slices` after a full report names what it removed."""
+    from causalarena.cli import main
+
+    results = tmp_path / "R"
+    results.mkdir()
+    _store(results / "arena.sqlite")
+    assert main(["report", "--results", str(results)]) == 0
+    figures = sorted(p.name for p in (results / "figures").iterdir())
+    assert len(figures) == 16
+    capsys.readouterr()
+    assert main(["report", "--results", str(results), "--analyses", "slices"]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # rich wraps long lines at the terminal's width
+    assert "diagnosis: removed 24 files of the previous report" in out
+    assert f"16 in {results / 'figures'}/" in out
+    removed = (results / ".arena-diagnosis-removed").read_text(encoding="utf-8").splitlines()
+    assert sorted(f for f in removed if f.startswith("figures/")) == [f"figures/{n}" for n in figures]
+    assert out.index("diagnosis: removed") < out.index("diagnosis: wrote 2 files")

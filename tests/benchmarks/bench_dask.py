@@ -11,6 +11,8 @@
 Both timed regions contain only ``run_grid`` (the cluster is started, and the
 specs generated, before). Run: ``python tests/benchmarks/bench_dask.py``
 (needs arena-dask and arena-family-synthetic; ``tox -e bench`` installs them).
+``--quick`` (CI, ``tox -e bench-quick``): 4 burning cells of 0.2 CPU-s and 20
+trivial ones, no target asserted (the figures are not representative).
 """
 
 from __future__ import annotations
@@ -89,11 +91,19 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cells", type=int, default=40)
     parser.add_argument("--trivial", type=int, default=200)
+    parser.add_argument("--burn-seconds", type=float, default=1.0, help="CPU seconds of one burning cell")
+    parser.add_argument("--quick", action="store_true",
+                        help="4 cells of 0.2 CPU-s, 20 trivial cells: does it still run (CI)")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.cells, args.trivial, args.burn_seconds = 4, 20, 0.2
+        print("quick mode: 4 cells of 0.2 CPU-s, 20 trivial cells; the figures are not representative "
+              "(no target asserted)")
     os.environ["PYTHONPATH"] = os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])
     from causalarena.records import MethodInfo
 
-    burn = _cells(MethodInfo(name="burn", factory="bench_dask:Burn", params={"seconds": 1.0}), args.cells)
+    burn = _cells(MethodInfo(name="burn", factory="bench_dask:Burn", params={"seconds": args.burn_seconds}),
+                  args.cells)
     instant = _cells(MethodInfo(name="instant", factory="bench_dask:Instant"), args.trivial)
 
     ex1 = _dask(1)
@@ -110,7 +120,7 @@ def main(argv=None) -> int:
     t_local = _timed(instant, None, jobs=1)
     speedup = t1 / t2
     overhead_ms = (t_dask - t_local) / len(instant) * 1000.0
-    print(f"CPU-bound grid, {len(burn)} cells of ~1 CPU-s: 1 Dask worker {t1:.1f} s, 2 workers {t2:.1f} s "
+    print(f"CPU-bound grid, {len(burn)} cells of ~{args.burn_seconds:g} CPU-s: 1 Dask worker {t1:.1f} s, 2 workers {t2:.1f} s "
           f"-> throughput x{speedup:.2f} (target >= 1.8)")
     print(f"trivial cells, {len(instant)}: Dask path (1 worker) {t_dask:.2f} s, local warm path {t_local:.2f} s "
           f"-> overhead {overhead_ms:.1f} ms per cell (target <= 20)")

@@ -19,6 +19,9 @@ Two figures, each against a reference measured in the same process:
 Run::
 
     python tests/benchmarks/bench_generation.py [--jobs 2] [--skip-pool] [--pool-fraction 1.0] [--out FILE]
+    python tests/benchmarks/bench_generation.py --quick   # 3 repeats, every 200th configuration (5), no target
+
+No target is asserted by the script (it prints each figure beside its target).
 """
 
 from __future__ import annotations
@@ -168,7 +171,12 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=30, help="repeats of the linear-Gaussian timing")
     ap.add_argument("--pool-fraction", type=float, default=1.0, help="audit every k-th configuration (quick look)")
     ap.add_argument("--out", default="", help="write the audit records (JSON lines) here")
+    ap.add_argument("--quick", action="store_true",
+                    help="3 repeats, every 200th pool configuration: does it still run (CI)")
     args = ap.parse_args()
+    if args.quick:
+        args.repeats, args.pool_fraction = 3, 1 / 200
+        print("quick mode: 3 repeats, every 200th configuration of the pool; timings are not representative")
     bench_linear(repeats=args.repeats)
     if not args.skip_pool:
         bench_pool(args.jobs, args.pool_fraction, args.out)

@@ -152,19 +152,68 @@ def check_options(options: Mapping[str, Any], runs: pd.DataFrame) -> None:
 #: the files the last report wrote (one path per line, relative to the results folder): the next report
 #: removes those it does not write again, so tables/ and figures/ never mix two reports
 MANIFEST = ".arena-diagnosis-files"
+#: the files the last report removed (same form): written whenever a report removes any, so the line it
+#: prints can point at the full list; removed when a report removes nothing (it would describe an older one)
+REMOVED = ".arena-diagnosis-removed"
 
 
-def _remove_stale(results: Path, written: Mapping[str, Path]) -> None:
+def _remove_stale(results: Path, written: Mapping[str, Path]) -> List[Path]:
+    """Remove the files the previous report wrote that this one did not; rewrite the manifests.
+
+    Args:
+        results: the results folder (the manifests :data:`MANIFEST` and
+            :data:`REMOVED` live at its top).
+        written: label -> path of every file this report wrote.
+
+    Returns:
+        The removed files (absolute paths, in manifest order), also listed in
+        ``results/.arena-diagnosis-removed`` when there are any. Only files named in the previous
+        manifest, inside ``results`` and still present are removed: never a
+        user's own file.
+
+    Raises:
+        OSError: a file or a manifest cannot be removed or written (the caller's
+            ``write_diagnosis`` lets it through; the core prints it).
+    """
+    root = results.resolve()
     manifest = results / MANIFEST
     now = {Path(p).resolve() for p in written.values()}
+    removed: List[Path] = []
     if manifest.exists():
         for line in manifest.read_text(encoding="utf-8").splitlines():
             old = (results / line).resolve()
             # only files this report wrote before, inside the folder: never a user's own file
-            if line and old not in now and results.resolve() in old.parents and old.is_file():
+            if line and old not in now and root in old.parents and old.is_file():
                 old.unlink()
-    manifest.write_text("".join(f"{Path(p).resolve().relative_to(results.resolve()).as_posix()}\n"
+                removed.append(old)
+    manifest.write_text("".join(f"{Path(p).resolve().relative_to(root).as_posix()}\n"
                                 for p in written.values()), encoding="utf-8")
+    listing = results / REMOVED
+    if removed:
+        listing.write_text("".join(f"{p.relative_to(root).as_posix()}\n" for p in removed), encoding="utf-8")
+    elif listing.exists():
+        listing.unlink()
+    return removed
+
+
+def _removal_line(results: Path, removed: Sequence[Path], analyses: Sequence[str]) -> str:
+    """The console line that says what :func:`_remove_stale` removed (count per subfolder, the list's file).
+
+    ``analyses`` are the analyses this report ran: when they are fewer than
+    :data:`ANALYSES` the line names the command that writes the full report again.
+    """
+    root = results.resolve()
+    per: Dict[str, int] = {}
+    for p in removed:
+        parts = p.relative_to(root).parts
+        key = f"{results / parts[0]}/" if len(parts) > 1 else str(results)
+        per[key] = per.get(key, 0) + 1
+    where = ", ".join(f"{n} in {k}" for k, n in per.items())
+    line = (f"diagnosis: removed {len(removed)} file{'s' if len(removed) != 1 else ''} of the previous report "
+            f"that this one did not write again ({where}); listed in {results / REMOVED}")
+    if set(ANALYSES) - set(analyses):
+        line += f"; `arena report --results {results}` without --analyses writes the full report again"
+    return line
 
 
 def _leaderboard(runs: pd.DataFrame) -> Tuple[pd.DataFrame, pd.DataFrame]:
@@ -238,11 +287,20 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
     Returns:
         label -> path of every file written (CSV tables, PNG + SVG figures, the page).
 
+    Files the previous report wrote (listed in ``results/.arena-diagnosis-files``)
+    that this one did not write again — a narrower ``--analyses``, or an
+    analysis that lost its data — are removed, so ``tables/`` and ``figures/``
+    never mix two reports; the removal is never silent: one console line gives
+    the count per subfolder and the file listing them
+    (``results/.arena-diagnosis-removed``), and, after a narrower
+    ``--analyses``, the command that writes the full report again.
+
     Raises:
         ValueError: ``--analyses`` names an unknown analysis (the message lists them).
         OSError: a file cannot be written (the core prints it; the leaderboard is kept).
     """
     analyses, extra_factors, reference = _options(ctx)
+    asked = analyses  # before an effect-only store narrows them: the removal line's hint reads what was asked
     all_runs: pd.DataFrame = ctx.runs
     # the discovery analyses, leaderboard and failure list see discovery runs only; effect runs: _effect
     runs: pd.DataFrame = A.discovery_rows(all_runs)
@@ -474,9 +532,13 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
                       failures=failure_examples(runs), slices=slices, figures=out.figures,
                       tables=out.tables, config=_versions(ctx, all_runs), notes=out.notes, effect=effect)
     out.written["html"] = write_html(results / "index.html", page)
-    _remove_stale(results, out.written)
+    removed = _remove_stale(results, out.written)
     for analysis, reason in out.skipped + (effect.left_out if effect is not None else []):
         ctx.console.print(f"[dim]{analysis}: {reason}[/dim]")
+    if removed:  # never a silent deletion: the count, where, the list's file (issue 21)
+        # markup off: a folder name with brackets is text, not a style tag
+        ctx.console.print(_removal_line(results, removed, asked), style="yellow", markup=False, highlight=False,
+                          soft_wrap=True)
     return out.written
 
 
