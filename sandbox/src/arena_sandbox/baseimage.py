@@ -154,9 +154,10 @@ def build_base_image(*, minor: Optional[str] = None, suite: Optional[str] = None
         raise IsolationError(f"no Docker engine answers ({(info.stderr or info.stdout).strip()[:200]}); start it: "
                              "dockerd > /tmp/dockerd.log 2>&1 &")
     mirror = mirror or os.environ.get(MIRROR_ENV) or host_debian_mirror() or DEFAULT_MIRROR
-    from .envs import _Lock, sandbox_root
+    from .envs import _Lock
 
-    lock_dir = sandbox_root() / "docker"
+    # one lock per engine host, not per sandbox folder: two test sessions must not debootstrap the same tag twice
+    lock_dir = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "causalarena" / "locks"
     lock_dir.mkdir(parents=True, exist_ok=True)
     with _Lock(lock_dir / (tag.replace("/", "_").replace(":", "_") + ".lock")):
         if not force and _image_present(docker, tag):  # another process built it while we waited
