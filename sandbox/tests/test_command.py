@@ -13,7 +13,7 @@ from causalarena.plugins import get_registry
 def test_sandbox_is_a_passthrough_command_of_arena_sandbox():
     info = get_registry(strict=False).commands["sandbox"]
     assert (info.distribution, info.factory, info.passthrough) == ("arena-sandbox", "arena_sandbox.cli", True)
-    assert info.help == "build, list and prune isolated method environments (arena-sandbox)"
+    assert info.help == "build, list and prune isolated method environments and images (arena-sandbox)"
 
 
 def test_arena_sandbox_gets_the_rest_of_argv(tmp_path, monkeypatch, capsys):
@@ -24,7 +24,7 @@ def test_arena_sandbox_gets_the_rest_of_argv(tmp_path, monkeypatch, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["sandbox", "--help"])
     out = capsys.readouterr().out
-    assert exc.value.code == 0 and out.startswith("usage: arena sandbox [-h] {build,list,prune}")
+    assert exc.value.code == 0 and out.startswith("usage: arena sandbox [-h] {build,base-image,list,prune}")
     with pytest.raises(SystemExit) as exc:
         main(["sandbox", "nosuch"])
     assert exc.value.code == 2 and "invalid choice: 'nosuch'" in capsys.readouterr().err

@@ -20,7 +20,7 @@ def arena_isolation_backends():
 def arena_commands():
     """``arena sandbox build | list | prune``: its own parser (:mod:`arena_sandbox.cli`) gets the rest of argv."""
     yield CommandInfo(name="sandbox", factory="arena_sandbox.cli", passthrough=True,
-                      help="build, list and prune isolated method environments (arena-sandbox)")
+                      help="build, list and prune isolated method environments and images (arena-sandbox)")
 
 
 @hookimpl
