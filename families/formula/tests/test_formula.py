@@ -17,9 +17,10 @@ BAROMETRIC = CARDS_DIR / "earth_systems" / "barometric-pressure-reduction.yaml"
 THIN_LENS = CARDS_DIR / "optics_waves" / "thin-lens-imaging.yaml"
 
 
-def test_twenty_cards_two_per_domain():
+def test_cards_per_domain():
+    """Every domain has its cards (at least the 2 of the first release, at most the paper's 10)."""
     by_domain = collections.Counter(load_card(f).data["domain"] for f in FILES)
-    assert dict(by_domain) == {d: 2 for d in FORMULA_DOMAINS}
+    assert set(by_domain) == set(FORMULA_DOMAINS) and all(2 <= n <= 10 for n in by_domain.values())
 
 
 @pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
@@ -107,4 +108,4 @@ def test_columns_are_not_in_causal_order():
 
     dict(family_checks("formula"))["column_order"]()
     shares = [forward_path_share(i.true_adjacency())[0] for i in FormulaFamily().instances()]
-    assert len(shares) == 20 and np.mean(shares) <= COLUMN_ORDER_MAX_FORWARD and max(shares) < 1.0
+    assert len(shares) == len(FILES) and np.mean(shares) <= COLUMN_ORDER_MAX_FORWARD and max(shares) < 1.0
