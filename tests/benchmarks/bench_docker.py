@@ -68,6 +68,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.quick:
         args.repeats, args.cells = 1, 3
+        print("quick mode: 1 repeat of 3 cells per backend; a crash check, the figures mean nothing")
     from arena_sandbox.docker import DockerBackend
     from arena_sandbox.envs import build
     from arena_sandbox.venv import VenvBackend
