@@ -102,12 +102,37 @@ def test_formula_card_residual_check_passes_on_permuted_columns():
 
 
 def test_shipped_cards_columns_do_not_follow_the_causal_order():
-    """Forward share of directed paths over the 40 shipped cards: about 0.5 (1.00 on most before)."""
+    """Forward share of directed paths over every shipped card: about 0.5 (1.00 on most before)."""
     shares = []
     for path in _shipped():
         share, paths = forward_path_share(compile_card(load_card(path)).adjacency())
         assert paths >= 3
         shares.append(share)
-    assert len(shares) == 40
+    assert len(shares) == len(_shipped()) >= 40
     assert 0.4 <= float(np.mean(shares)) <= 0.6, shares
     assert max(shares) < 0.95 and sum(s == 1.0 for s in shares) == 0
+
+
+def test_equation_inputs_listed_in_another_order_than_the_edges_bind_by_name(tmp_path):
+    """An equation's ``inputs`` may list its parents in any order: the sampler hands the parent columns in
+    edge order, and the compiled expression names them in that order (before arena-cards 0.2.1, a card whose
+    inputs order differed bound columns to the wrong names and failed its residual check)."""
+    import yaml
+
+    path = next(FORMULA.rglob("thin-lens-imaging.yaml"))
+    doc = yaml.safe_load(path.read_text())
+    parents = {}
+    for e in doc["edges"]:
+        parents.setdefault(e["to"] if isinstance(e, dict) else e[1], []).append(e["from"] if isinstance(e, dict) else e[0])
+    changed = 0
+    for eq in doc["equations"]:
+        if len(eq["inputs"]) >= 2:
+            flipped = list(reversed(parents[eq["output"]]))  # never the edge order of two or more parents
+            changed += flipped != parents[eq["output"]]
+            eq["inputs"] = flipped
+    assert changed >= 3
+    moved = tmp_path / "thin-lens-imaging.yaml"
+    moved.write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
+    rep = validate_card(moved, "error")
+    assert rep.ok, rep.errors
+    assert all(r["max_rel"] <= 1e-9 for r in rep.stats["residuals"].values())

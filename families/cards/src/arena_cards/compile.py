@@ -520,7 +520,9 @@ class _Static:
                                              f"missing {missing}, not parents {extra}", "formula")
                 continue
             var = card.variables[card.names.index(out)]
-            self._expression(path + ("expression",), var, eq["expression"], list(eq["inputs"]),
+            # names in the graph-parent order: the sampler hands the parent columns in that order, whatever
+            # order the card lists its inputs in (a different order once bound columns to the wrong names)
+            self._expression(path + ("expression",), var, eq["expression"], list(pa),
                              eq.get("constants") or {}, path + ("constants",), equation=eid)
             for j, cond in enumerate(eq.get("validity") or []):
                 try:
