@@ -97,6 +97,24 @@ def test_check_effect_output_names_the_problem():
     assert "no 'cate'" in check_effect_output(EffectPrediction(lower=np.zeros(3), upper=np.ones(3)), ds)
 
 
+def test_a_mis_shaped_estimate_is_invalid_not_flattened():
+    """A method's cate_ of shape (q/2, 2) or (q, 2) is named by its shape (ravel once scored the first as (q,));
+    a (q, 1) column is the one reshaping accepted."""
+    from causalarena.effect import EffectMethod
+
+    ds = ToyWorld(n_query=4).dataset("hc", 0)
+    m = EffectMethod()
+    m.cate_ = np.zeros((2, 2))
+    assert check_effect_output(m.prediction(), ds) == "cate has shape (2, 2), expected (4,) (one per query unit)"
+    m.cate_ = np.zeros((4, 2))
+    assert check_effect_output(m.prediction(), ds) == "cate has shape (4, 2), expected (4,) (one per query unit)"
+    m.cate_ = np.arange(4.0).reshape(4, 1)
+    assert check_effect_output(m.prediction(), ds) is None and m.prediction().cate.tolist() == [0.0, 1.0, 2.0, 3.0]
+    del m.cate_
+    m.lower_, m.upper_ = np.zeros((2, 2)), np.ones((4, 1))
+    assert m.prediction().lower.shape == (2, 2) and m.prediction().upper.shape == (4,)
+
+
 def test_methods_are_paired_only_with_their_task():
     world, chain = ToyWorld(), ChainInstance("chain-x", splits=("obs",), n_replicates=1)
     cells = make_cells([world, chain], [effect_info("ols", "LinearSLearner"), info("chain", "Chain")])

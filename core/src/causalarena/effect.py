@@ -522,9 +522,17 @@ class EffectMethod:
         lower, upper = getattr(self, "lower_", None), getattr(self, "upper_", None)
         if cate is None and lower is None:
             raise RuntimeError(f"{type(self).__name__}.fit() has not been called (no cate_ or lower_/upper_)")
-        return EffectPrediction(cate=None if cate is None else np.asarray(cate, dtype=float).ravel(),
-                                lower=None if lower is None else np.asarray(lower, dtype=float).ravel(),
-                                upper=None if upper is None else np.asarray(upper, dtype=float).ravel())
+        return EffectPrediction(cate=_as_column(cate), lower=_as_column(lower), upper=_as_column(upper))
+
+
+def _as_column(value: Any) -> Optional[np.ndarray]:
+    """``value`` as floats; a (q, 1) column becomes (q,). Any other shape is kept as it is, so the
+    output check names it (``ravel`` once made a (50, 2) answer a scored (100,) one — or worse, a (q,) one
+    when q was even and the method answered (q/2, 2))."""
+    if value is None:
+        return None
+    arr = np.asarray(value, dtype=float)
+    return arr[:, 0] if arr.ndim == 2 and arr.shape[1] == 1 else arr
 
 
 class EffectInstance:
