@@ -91,6 +91,9 @@ from .store import MachineFault, Store, config_hash
 
 #: seconds between resident-memory polls of a fitting worker
 MEMORY_POLL_S = 0.1
+#: the smallest memory cap ``arena run`` accepts (MB): an idle worker holds ~28 MB, one that has loaded a
+#: dataset and numpy's BLAS ~60–90 MB; below this every cell would be oom before the method did anything
+MIN_MEMORY_MB = 128
 #: the statuses a worker's ``fit`` answer may carry; anything else is recorded as ``failed``
 WORKER_FIT_STATUSES = (Status.OK, Status.FAILED, Status.OOM, Status.ENV_ERROR)
 
@@ -618,6 +621,13 @@ class WorkerHandle:
         if peak[0] and (out.get("peak_rss_mb") or 0) < peak[0]:
             out["peak_rss_mb"] = peak[0]
         out["status"] = Status(out["status"]) if out["status"] in WORKER_FIT_STATUSES else Status.FAILED
+        # An allocation made and released between two polls (0.1 s) escapes the poll; the worker's own peak
+        # (VmHWM, reset before the fit) does not: a fit that went past the cap is oom, whatever it returned.
+        peak_mb = out.get("peak_rss_mb")
+        if out["status"] == Status.OK and self.memory_mb and peak_mb and float(peak_mb) > float(self.memory_mb):
+            out.update(status=Status.OOM, prediction=None,
+                       error=f"peak resident memory {float(peak_mb):.0f} MB exceeded the cap of "
+                             f"{float(self.memory_mb):g} MB between two polls (the worker's own peak, VmHWM)")
         return out
 
 

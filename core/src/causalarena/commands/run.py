@@ -117,6 +117,11 @@ def _validate_run_args(args, registry) -> None:
     _positive("--jobs", args.jobs, integer=True)
     _positive("--budget", args.budget)
     _positive("--memory-mb", args.memory_mb)
+    from ..runner import MIN_MEMORY_MB
+
+    if args.memory_mb is not None and args.memory_mb < MIN_MEMORY_MB:
+        raise UsageError(f"--memory-mb {args.memory_mb:g}: below the {MIN_MEMORY_MB} MB a worker needs to load a "
+                         "dataset (an idle worker alone holds ~28 MB); every cell would be oom")
     _positive("--n", args.n, integer=True)
     _positive("--replicates", args.replicates, integer=True)
     if args.task != "effect":  # an effect family's splits are its views, checked against its instances
