@@ -155,6 +155,17 @@ def _sqlite_code(exc: BaseException) -> Optional[int]:
     return next((c for needle, c in _SQLITE_MESSAGES if needle in text), None)
 
 
+def _file_identity(path: str) -> Optional[Tuple[int, int]]:
+    """``(st_dev, st_ino)`` of a database file; None for ``:memory:``-like paths that are no file, or when gone."""
+    if path == ":memory:":
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
 def _not_a_store(path: str, why: str) -> StoreError:
     return StoreError(f"{path} is not a CausalArena result store ({why}): move it away or pass another "
                       "--results folder", path=path, cause=why)
@@ -308,6 +319,23 @@ class Store:
         except sqlite3.Error as exc:
             self._conn.close()
             raise store_error(self.path, "open", exc) from None
+        self._identity = _file_identity(self.path)
+
+    def _check_file(self) -> None:
+        """Raise :class:`StoreError` when the database file was deleted or replaced since it was opened.
+
+        SQLite keeps writing to an unlinked file through its open descriptor: every later row would be lost
+        while the run reports it stored. One ``stat`` per write transaction.
+        """
+        want = getattr(self, "_identity", None)
+        if want is None:
+            return
+        got = _file_identity(self.path)
+        if got != want:
+            what = "deleted" if got is None else "replaced by another file"
+            raise StoreError(f"the result store {self.path} was {what} while this run was writing to it: the rows "
+                             "written since are lost with it; rerun the same command to resume from what the "
+                             "folder holds now", path=self.path, cause=f"database file {what}")
 
     def _check_schema(self, empty_ok: bool) -> None:
         """Raise :class:`StoreError` unless the database is a store (or, with ``empty_ok``, has no table yet)."""
@@ -377,6 +405,7 @@ class Store:
             statements.append((f"INSERT OR REPLACE INTO estimates ({', '.join(cols)}) "
                                f"VALUES ({', '.join('?' for _ in cols)})", [*key, *blobs]))
         with self._lock:
+            self._check_file()
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
                 try:
@@ -428,6 +457,7 @@ class Store:
         where = " AND ".join(f"{k} = ?" for k in KEY_COLUMNS)
         done = 0
         with self._lock:
+            self._check_file()
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
                 try:

@@ -1,0 +1,61 @@
+"""The result store deleted or replaced mid-run stops the run with a store error (a machine fault, exit 3)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+
+import pytest
+from fault_methods import ChainInstance, info
+
+from causalarena.runner import make_cells, run_grid
+from causalarena.store import Store, StoreError
+
+
+def _count(db: str) -> int:
+    try:
+        con = sqlite3.connect(db, timeout=1)
+        try:
+            return con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0
+
+
+@pytest.mark.parametrize("how", ["db", "all three files", "replaced"])
+def test_a_store_deleted_while_the_grid_writes_stops_the_run(tmp_path, monkeypatch, how):
+    monkeypatch.setenv("PYTHONPATH", os.path.dirname(__file__))
+    db = str(tmp_path / "runs.sqlite")
+    store = Store(db)
+
+    def saboteur():
+        deadline = time.monotonic() + 60
+        while _count(db) < 1 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        for suffix in ("", "-wal", "-shm") if how == "all three files" else ("",):
+            try:
+                os.unlink(db + suffix)
+            except FileNotFoundError:
+                pass
+        if how == "replaced":
+            open(db, "wb").close()  # an empty file under the same name: another inode
+
+    t = threading.Thread(target=saboteur)
+    t.start()
+    m = info("slow_chain", "Chain", params={"sleep": 0.3})
+    with pytest.raises(StoreError, match=r"the result store .*runs\.sqlite was (deleted|replaced by another file) "
+                                         r"while this run was writing to it"):
+        run_grid(make_cells([ChainInstance("c", splits=("obs",), n_replicates=8)], [m]), None, store,
+                 progress=False, cache_dir=str(tmp_path / "d"))
+    t.join()
+    store.close()
+
+
+def test_an_in_memory_store_is_not_checked():
+    s = Store(":memory:")
+    s.record({"family": "f", "scm_id": "s", "split": "obs", "replicate": 0, "method": "m", "config_hash": "h",
+              "status": "ok"})
+    assert len(s.rows()) == 1
