@@ -205,3 +205,15 @@ def test_bad_cluster_is_a_usage_error_before_anything_runs(tmp_path):
     res = _arena(["run", "--results", str(tmp_path / "r"), "--cluster", "kubernetes"] + GRID)
     assert res.returncode == 2
     assert "--cluster 'kubernetes': unknown cluster" in res.stderr
+
+
+def test_dashboard_off_prints_no_dashboard_link():
+    """``--cluster-option dashboard=0``: the start line names no dashboard (it printed one even then)."""
+    pytest.importorskip("bokeh")  # without bokeh no dashboard starts either way: nothing to tell apart
+    ex = DaskExecutor("local:1", {"dashboard": "0"}, jobs=1)
+    try:
+        line = ex.start()
+    finally:
+        ex.close()
+    assert line.startswith("dask: scheduler tcp://127.0.0.1:") and "1 worker(s) alive" in line
+    assert "dashboard" not in line

@@ -222,6 +222,8 @@ class DaskExecutor:
                 + (f", dashboard {dash}" if dash else ""))
 
     def _dashboard_on(self) -> bool:
+        if self.options.get("dashboard", "1") == "0":  # asked off: never a link, whatever the scheduler lists
+            return False
         try:
             return bool(self.client.scheduler_info().get("services", {}).get("dashboard"))
         except Exception:  # noqa: BLE001 - a scheduler without the info: no link
