@@ -56,13 +56,35 @@ def test_progress_prints_plain_lines_when_stdout_is_not_a_terminal(capsys):
     ]
 
 
+def test_the_eta_waits_for_every_method_group_then_weighs_each_by_its_own_cell_time(capsys):
+    """Fast methods finish first: the overall rate said "ETA 0:00:53" at 36 % with 9 minutes left."""
+    clock = iter([0.0, 1.0, 2.0, 3.0, 4.0, 64.0, 65.0])  # start, then one reading per advance / stop
+    bar = runner._Progress(6, enabled=True, log_every_s=0.0, clock=lambda: next(clock),
+                           groups={"fast": 3, "slow": 3}, jobs=2)
+    bar.advance("ok", "fast", 0.5)
+    bar.advance("ok", "fast", 0.5)
+    bar.advance("ok", "fast", 0.5)
+    bar.advance("ok", "slow", 60.0)
+    bar.advance("ok", "slow", 60.0)
+    bar.stop()
+    assert capsys.readouterr().out.splitlines() == [
+        "cells 1/6 (16%), failures 0, elapsed 0:00:01, ETA estimating (1 of 2 methods have no finished cell yet)",
+        "cells 2/6 (33%), failures 0, elapsed 0:00:02, ETA estimating (1 of 2 methods have no finished cell yet)",
+        "cells 3/6 (50%), failures 0, elapsed 0:00:03, ETA estimating (1 of 2 methods have no finished cell yet)",
+        # 2 slow cells left × 60 s / 2 jobs
+        "cells 4/6 (66%), failures 0, elapsed 0:00:04, ETA 0:01:00",
+        "cells 5/6 (83%), failures 0, elapsed 0:01:04, ETA 0:00:30",
+        "cells 5/6 (83%), failures 0, elapsed 0:01:05, ETA 0:00:30",
+    ]
+
+
 def test_an_env_error_method_shows_in_the_progress_and_summary_failure_count(tmp_path, monkeypatch):
     """needs_r raises MethodEnvironmentError in fit (env_error), raises a plain error (failed)."""
     bars = []
 
     class Recording(runner._Progress):
-        def __init__(self, total, enabled):
-            super().__init__(total, enabled)
+        def __init__(self, total, enabled, **kw):
+            super().__init__(total, enabled, **kw)
             bars.append(self)
 
     monkeypatch.setattr(runner, "_Progress", Recording)
