@@ -431,3 +431,17 @@ def test_version_flag_prints_the_core_version(capsys):
         main(["--version"])
     assert exc.value.code == 0
     assert capsys.readouterr().out.strip() == f"arena (causal-arena) {causalarena.__version__}"
+
+
+def test_the_run_header_names_the_reserved_keys_fingerprint_never_the_key():
+    import hashlib
+
+    from causalarena.commands.run import reserved_key_note
+
+    assert reserved_key_note({}) is None and reserved_key_note({"CAUSALARENA_RESERVED_KEY": ""}) is None
+    note = reserved_key_note({"CAUSALARENA_RESERVED_KEY": "operator-secret"})
+    fp = hashlib.sha256(b"operator-secret").hexdigest()[:8]
+    assert note == (f"reserved rounds: CAUSALARENA_RESERVED_KEY fingerprint {fp} (another key gives other reserved "
+                    "SCMs under the same ids: keep one results folder per key)")
+    assert "operator-secret" not in note
+    assert reserved_key_note({"CAUSALARENA_RESERVED_KEY": "other"}) != note

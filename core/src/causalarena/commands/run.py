@@ -13,7 +13,7 @@ import argparse
 import contextlib
 import os
 import sys
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 from ..records import STATUSES
 from ._common import (
@@ -110,6 +110,26 @@ def _check_isolation(isolation: str, registry) -> None:
     if isolation not in known:
         raise UsageError(f"--isolation {isolation!r}: expected one of {known}"
                          + ("" if registry.isolation_backends else " (pip install arena-sandbox for venv, docker)"))
+
+
+RESERVED_KEY_ENV = "CAUSALARENA_RESERVED_KEY"
+
+
+def reserved_key_note(environ) -> Optional[str]:
+    """The run header's line on the reserved-round key: its fingerprint, never the key (None when unset).
+
+    Reserved and fresh instances (synthetic ``…-r013``, ``…-f3-007``; reserved cards) derive from the
+    operator's key: another key gives other SCMs under the **same ids**, and a resumed run would mix them.
+    The fingerprint (first 8 hex digits of SHA-256 of the key) tells two keys apart in a log.
+    """
+    import hashlib
+
+    key = environ.get(RESERVED_KEY_ENV)
+    if not key:
+        return None
+    fp = hashlib.sha256(key.encode()).hexdigest()[:8]
+    return (f"reserved rounds: {RESERVED_KEY_ENV} fingerprint {fp} (another key gives other reserved SCMs "
+            "under the same ids: keep one results folder per key)")
 
 
 def _validate_run_args(args, registry) -> None:
@@ -311,6 +331,9 @@ def _run(args: argparse.Namespace) -> int:
     console.print(f"[bold]CausalArena[/bold]: {what}{count(len(methods), 'method')} × "
                   f"{count(len(instances), 'instance')} "
                   f"→ {len(cells) * len(grids)} cells; results in {results}/ (rerun the same command to resume)")
+    note = reserved_key_note(os.environ)
+    if note:
+        console.print(note, highlight=False)
     # one BLAS/OpenMP thread budget per worker, so N workers do not oversubscribe the cores
     threads = str(max(1, (os.cpu_count() or 1) // max(1, args.jobs)))
     worker_env = {var: os.environ.get(var, threads)
