@@ -165,3 +165,27 @@ def test_the_cli_refuses_a_bad_table_in_one_line(tmp_path, capfd, case):
     assert code != 0
     assert want in out + err and str(p) in out + err, out + err
     assert "Traceback" not in out + err and "panicked" not in out + err
+
+
+def test_one_bad_table_among_several_names_the_readable_ones_and_how_to_run_them(tmp_path):
+    """Refused up front (exit code as before), but the error lists every bad table and the good ones with the
+    option that runs them alone (it stopped at the first bad table and said nothing of the others)."""
+    from arena_family_real.family import RealFamily
+
+    (tmp_path / "good.csv").write_text("a,b,c\n1,2,3\n2,3,4\n3,5,6\n4,4,4\n")
+    (tmp_path / "good.edges").write_text("source,target\na,b\nb,c\n")
+    (tmp_path / "bad.csv").write_text("a,b,c\n1,2\n")
+    (tmp_path / "bad.edges").write_text("source,target\na,b\n")
+    (tmp_path / "gone.edges").write_text("source,target\na,b\n")
+    g, b, gone = (str(tmp_path / n) for n in ("good", "bad", "gone"))
+    fam = RealFamily(sachs=False, tables=f"{b}.csv={b}.edges;{g}.csv={g}.edges;{gone}.csv={gone}.edges")
+    with pytest.raises(TableFormatError) as exc:
+        fam.instances()
+    assert str(exc.value).splitlines() == [
+        "2 of 3 user table(s) cannot be read:",
+        f"  {b}.csv: {b}.csv: line 2 has 2 fields, the header has 3",
+        f"  {gone}.csv: data CSV not found: {gone}.csv",
+        f"readable: {g}.csv; to run those alone: --family-option real.tables={g}.csv={g}.edges",
+    ]
+    only_good = RealFamily(sachs=False, tables=f"{g}.csv={g}.edges")
+    assert [i.scm_id for i in only_good.instances()] == ["good"]

@@ -28,7 +28,7 @@ from causalarena.data import Dataset
 from causalarena.family import Family
 from causalarena.protocol import raw_sortabilities
 
-from .loader import FAMILY, TableInstance, load_table, read_edges, read_table
+from .loader import FAMILY, TableFormatError, TableInstance, load_table, read_edges, read_table
 
 SACHS_DISTRIBUTION = "cdt"
 SACHS_DATA = "cdt/data/resources/cyto_full_data.csv"
@@ -188,6 +188,24 @@ def folder_pairs(folder: Union[str, Path]) -> List[Tuple[str, Path, Path]]:
     return out
 
 
+def _bad_tables_error(bad: List[Tuple[str, BaseException]], good: List[Tuple[str, str]]) -> BaseException:
+    """One error for every bad user table, naming the good ones and the option that runs them alone.
+
+    The invocation is still refused up front (a grid silently missing a table is worse than one that
+    stops before it starts); the error's type is the first bad table's (``TableFormatError`` or
+    ``FileNotFoundError``), so exit codes stay as they were.
+    """
+    lines = [f"{len(bad)} of {len(bad) + len(good)} user table(s) cannot be read:"]
+    lines += [f"  {csv}: {exc}" for csv, exc in bad]
+    if good:
+        lines.append("readable: " + ", ".join(csv for csv, _ in good) + "; to run those alone: "
+                     "--family-option real.tables=" + ";".join(f"{c}={e}" for c, e in good))
+    else:
+        lines.append("no user table is readable")
+    first = bad[0][1]
+    return (TableFormatError if isinstance(first, TableFormatError) else FileNotFoundError)("\n".join(lines))
+
+
 class RealFamily(Family):
     """Public tables with published graphs, and user tables.
 
@@ -222,11 +240,24 @@ class RealFamily(Family):
             sachs = sachs.strip().lower() not in ("0", "false", "no", "off")
         if sachs:
             yield sachs_instance()
-        for csv_path, edges in _as_pairs(self.options.get("tables") or ()):
-            yield RealTable.of(load_table(csv_path, edges))
+        # every user table is read before any error is raised, so the message can say which tables are
+        # fine and how to run them alone (one bad table used to hide the state of all the others)
+        good: List[Tuple[str, str]] = []
+        bad: List[Tuple[str, BaseException]] = []
+        pairs = [(None, c, e) for c, e in _as_pairs(self.options.get("tables") or ())]
         if self.options.get("folder"):
-            for name, csv_path, edges in folder_pairs(self.options["folder"]):
-                yield RealTable.of(load_table(csv_path, edges, name=name))
+            pairs += [(name, str(c), str(e)) for name, c, e in folder_pairs(self.options["folder"])]
+        built = []
+        for name, csv_path, edges in pairs:
+            try:
+                built.append(RealTable.of(load_table(csv_path, edges) if name is None
+                                          else load_table(csv_path, edges, name=name)))
+                good.append((str(csv_path), str(edges)))
+            except (TableFormatError, FileNotFoundError) as exc:
+                bad.append((str(csv_path), exc))
+        if bad:
+            raise _bad_tables_error(bad, good)
+        yield from built
 
     def instances(self) -> List[TableInstance]:
         """All instances (built once per family object)."""
