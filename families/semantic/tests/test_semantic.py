@@ -19,9 +19,9 @@ EXAMPLE = Path(__import__("arena_cards").__file__).with_name("example-clinic-rem
 FILES = card_files(CARDS_DIR)
 
 
-def test_twenty_cards_two_per_domain():
+def test_every_domain_has_two_to_ten_cards():
     by_domain = collections.Counter(load_card(f).data["domain"] for f in FILES)
-    assert dict(by_domain) == {d: 2 for d in SEMANTIC_DOMAINS}
+    assert set(by_domain) == set(SEMANTIC_DOMAINS) and all(2 <= n <= 10 for n in by_domain.values()), by_domain
 
 
 @pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
@@ -57,7 +57,7 @@ def test_wildfire_worked_example_counts():
 def test_family_instances_and_factors():
     fam = SemanticFamily()
     insts = fam.instances()
-    assert len(insts) == len(FILES) == 20
+    assert len(insts) == len(FILES) >= 20
     assert all(isinstance(i, SCMInstance) for i in insts), [getattr(i, "error", "") for i in insts]
     inst = fam.instance("wildfire-smoke-shelter")
     assert inst.factors["domain"] == "public_health" and inst.factors["family"] == "semantic"
@@ -145,4 +145,4 @@ def test_columns_are_not_in_causal_order():
 
     dict(family_checks("semantic"))["column_order"]()
     shares = [forward_path_share(i.true_adjacency())[0] for i in SemanticFamily().instances()]
-    assert len(shares) == 20 and np.mean(shares) <= COLUMN_ORDER_MAX_FORWARD and max(shares) < 1.0
+    assert len(shares) == len(FILES) and np.mean(shares) <= COLUMN_ORDER_MAX_FORWARD and max(shares) < 1.0
