@@ -259,6 +259,17 @@ def _infos():
     return {rec.name: rec for rec in M.arena_metrics()}
 
 
+def test_shd_cdt_counts_a_reversal_twice_and_is_a_registered_metric():
+    from causalarena.metrics import compute_metrics, shd, shd_cdt
+    from causalarena.plugins import get_registry
+
+    truth = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]])  # 0 → 1 → 2
+    est = np.array([[0, 0, 0], [1, 0, 0], [0, 0, 0]])  # 1 → 0: one reversal, one missing edge
+    assert (shd(truth, est), shd_cdt(truth, est)) == (2.0, 3.0)  # by hand: 1 + 1, then 2 + 1
+    values, _ = compute_metrics(truth, est, None, get_registry().metrics)
+    assert (values["shd"], values["shd_cdt"]) == (2.0, 3.0)
+
+
 def test_arena_metrics_records():
     infos = _infos()
     assert len(infos) >= 8

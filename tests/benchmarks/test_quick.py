@@ -29,12 +29,12 @@ ROOT = HERE.parents[1]
 #: script -> patterns its --quick output must contain (re.MULTILINE): exact values of the quick sizes
 EXPECTED = {
     "bench_metrics.py": [
-        # the seeded d = 20 pairs: the 10 core discovery metrics, none of the effect ones (spehe2 crashed here)
-        r"^metrics d=20, noisy estimate: compute_metrics \(10 metrics\)",
+        # the seeded d = 20 pairs: the 11 core discovery metrics, none of the effect ones (spehe2 crashed here)
+        r"^metrics d=20, noisy estimate: compute_metrics \(11 metrics\)",
         r"values: precision=0\.375, recall=0\.3158, f1=0\.3429, fdr=0\.625, shd=28, nshd=0\.07368, sid=294, "
-        r"auroc=0\.6222, ap=0\.2081, n_edges=32$",
+        r"auroc=0\.6222, ap=0\.2081, n_edges=32, shd_cdt=46$",
         r"values: precision=1, recall=0\.9524, f1=0\.9756, fdr=0, shd=2, nshd=0\.005263, sid=18, auroc=0\.9781, "
-        r"ap=0\.9652, n_edges=40$",
+        r"ap=0\.9652, n_edges=40, shd_cdt=2$",
         r"each metric alone \(ms\): precision [\d.]+, recall .*, n_edges [\d.]+$",
     ],
     "bench_cards.py": [r"^4 cards\. Validate \(static gates\) \+ compile \+ sample n=1000",

@@ -46,6 +46,7 @@ __all__ = [
     "f1",
     "fdr",
     "shd",
+    "shd_cdt",
     "nshd",
     "sid",
     "auroc",
@@ -405,6 +406,20 @@ def shd(true_adjacency: Any, adjacency: Any, edge_scores: Any = None,
     return float(_pair_mismatches(t, a))
 
 
+def shd_cdt(true_adjacency: Any, adjacency: Any, edge_scores: Any = None) -> float:
+    """SHD in the Causal Discovery Toolbox's default convention: a reversed edge counts **twice**.
+
+    :func:`shd` with ``double_count_reversals=True`` — the number of differing off-diagonal entries of
+    the two (d × d) adjacencies, as ``cdt.metrics.SHD(..., double_for_anticausal=True)``. Registered as the
+    metric ``shd_cdt`` so ``arena run`` / ``arena rescore --metrics shd_cdt`` reach it. Known answer:
+    truth 0→1, estimate 1→0: 2 (``shd``: 1).
+
+    Raises:
+        ValueError: as :func:`shd`.
+    """
+    return shd(true_adjacency, adjacency, edge_scores, double_count_reversals=True)
+
+
 def cpdag_shd(true_cpdag: Any, est_cpdag: Any) -> float:
     """CPDAG-aware SHD: pairs whose edge mark differs (directed, undirected or none).
 
@@ -685,6 +700,7 @@ _METRICS = (
     ("auroc", True, True, "ROC AUC of edge scores, off-diagonal"),
     ("ap", True, True, "average precision of edge scores, off-diagonal"),
     ("n_edges", False, False, "number of predicted edges (descriptive)"),
+    ("shd_cdt", False, False, "SHD with a reversed edge counted twice (the Causal Discovery Toolbox's default)"),
 )
 
 
