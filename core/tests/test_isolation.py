@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+import attrs
 import pytest
 from fault_methods import TESTS_DIR, ChainInstance, info
 
@@ -50,8 +51,17 @@ def test_choose_backend_auto_none_and_named():
     assert choose_backend(only, "auto", backends) == ("venv", "installed only in a sandbox environment")
     assert choose_backend(here, "docker", backends) == ("docker", "--isolation docker")
     assert choose_backend(here, "none", {}) == ("none", "--isolation none")
-    with pytest.raises(IsolationError, match="only in a sandbox environment; run it with --isolation auto"):
+    with pytest.raises(IsolationError, match="installed only in a venv sandbox; run it with --isolation auto or venv"):
         choose_backend(only, "none", backends)
+    # a method known only from an image runs in its container under auto, and is named so under none
+    image_only = attrs.evolve(only, environment="docker")
+    assert choose_backend(image_only, "auto", backends) == ("docker", "installed only in a docker sandbox")
+    with pytest.raises(IsolationError, match="installed only in a docker sandbox; run it with --isolation auto or "
+                                             "docker"):
+        choose_backend(image_only, "none", backends)
+    with pytest.raises(IsolationError, match=r"installed only in a docker sandbox and the docker backend is not "
+                                             r"installed \(pip install arena-sandbox\)"):
+        choose_backend(image_only, "auto", {})
     with pytest.raises(IsolationError, match=r"needs its own environment .*pip install arena-sandbox"):
         choose_backend(old, "auto", {})
     with pytest.raises(IsolationError, match=r"backend 'docker' is not installed; installed: \['none'\]"):
