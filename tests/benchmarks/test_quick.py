@@ -37,7 +37,8 @@ EXPECTED = {
         r"ap=0\.9652, n_edges=40, shd_cdt=2$",
         r"each metric alone \(ms\): precision [\d.]+, recall .*, n_edges [\d.]+$",
     ],
-    "bench_cards.py": [r"^4 cards\. Validate \(static gates\) \+ compile \+ sample n=1000",
+    # every 10th shipped card: the count grows with the pools (issue 23)
+    "bench_cards.py": [r"^\d+ cards\. Validate \(static gates\) \+ compile \+ sample n=1000",
                        r"^reference, same process: core sampler .* \(d=21, 31 edges\)"],
     "bench_docker.py": [r"^backend +first result s +per cell s +\(1 repeats, 3 cells\)$",
                         r"^docker +[\d.]+ +[\d.-]+$",
