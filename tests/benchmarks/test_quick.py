@@ -35,7 +35,7 @@ EXPECTED = {
         r"auroc=0\.6222, ap=0\.2081, n_edges=32, shd_cdt=46$",
         r"values: precision=1, recall=0\.9524, f1=0\.9756, fdr=0, shd=2, nshd=0\.005263, sid=18, auroc=0\.9781, "
         r"ap=0\.9652, n_edges=40, shd_cdt=2$",
-        r"each metric alone \(ms\): precision [\d.]+, recall .*, n_edges [\d.]+$",
+        r"each metric alone \(ms\): precision [\d.]+, recall .*, n_edges [\d.]+, shd_cdt [\d.]+$",
     ],
     # every 10th shipped card: the count grows with the pools (issue 23)
     "bench_cards.py": [r"^\d+ cards\. Validate \(static gates\) \+ compile \+ sample n=1000",
