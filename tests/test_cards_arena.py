@@ -53,8 +53,10 @@ def test_a_card_folder_outside_the_repo_runs_in_the_arena(tmp_path):
 
 def test_validate_and_card_commands_on_the_shipped_pools(tmp_path):
     for pkg in (arena_family_semantic, arena_family_formula):
+        n = len(list(Path(pkg.CARDS_DIR).rglob("*.yaml")))  # the pools grow (issue 23): every shipped card
+        assert n >= 20
         proc = run_arena("validate", "--strict", str(pkg.CARDS_DIR))
-        assert "20 card(s): 20 passed, 0 failed; 0 error(s), 0 warning(s)" in proc.stdout
+        assert f"{n} card(s): {n} passed, 0 failed; 0 error(s), 0 warning(s)" in proc.stdout
     proc = run_arena("card", "show", "barometric-pressure-reduction")
     assert "hypsometric" in proc.stdout.lower() and "p_station" in proc.stdout
     run_arena("card", "render", "semantic/wildfire-smoke-shelter", "--out", str(tmp_path))
