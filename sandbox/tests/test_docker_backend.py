@@ -72,7 +72,7 @@ def test_run_arguments_lock_the_container_down():
     assert value("--name") == "arena-x-1"
     assert value("--label") == "org.causalarena.worker=1"  # how tests and cleanup find worker containers
     envs = [argv[i + 1] for i, a in enumerate(argv) if a == "-e"]
-    assert envs == [*FORWARDED_ENV, "PYTHONPATH=", "HOME=/tmp"]
+    assert envs == [*FORWARDED_ENV, "PYTHONPATH=", "HOME=/tmp", "CAUSALARENA_WORKER_HANGUP=1"]
     assert not any(a.startswith(("--privileged", "--cap-add", "-p", "--publish", "--network=host")) for a in argv)
     # no memory cap → no memory flags; a relative dataset folder cannot be bind-mounted
     assert "--memory" not in run_argv("img", "n", "/d")

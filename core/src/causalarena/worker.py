@@ -78,8 +78,9 @@ subprocess does) sees EOF instead of swallowing the next request.
 The runner starts the worker with a unique ``CAUSALARENA_WORKER_TOKEN`` in
 its environment, which every process the method starts inherits. A watchdog
 thread polls the parent pid every :data:`WATCHDOG_S` seconds; when the
-parent dies (the worker is re-parented: a runner killed with SIGKILL), or
-the protocol's stdin pipe hangs up (in a container the parent is the
+parent dies (the worker is re-parented: a runner killed with SIGKILL), or,
+with ``CAUSALARENA_WORKER_HANGUP=1`` (the docker backend sets it), when the
+protocol's stdin pipe hangs up (in a container the parent is the
 container's init, which outlives the runner; the docker client's stdin
 closes when the runner dies, and the engine closes the container's), it
 SIGKILLs every process the method started — the worker's descendants,
@@ -114,6 +115,9 @@ MEMORY_ENV = "CAUSALARENA_WORKER_MEMORY_MB"
 TOKEN_ENV = "CAUSALARENA_WORKER_TOKEN"
 #: seconds between the watchdog's checks that the parent (the runner) is alive
 WATCHDOG_S = 0.25
+#: set to 1 by a launcher whose worker's parent outlives the runner (a container's init): the watchdog then
+#: also ends the worker when the protocol pipe hangs up
+HANGUP_ENV = "CAUSALARENA_WORKER_HANGUP"
 
 
 def _read_status_kb(field: str) -> Optional[float]:
@@ -478,7 +482,10 @@ def main(argv: Optional[list] = None) -> int:
     channel = _protect_stdout()
     requests = _protect_stdin()
     token = os.environ.get(TOKEN_ENV) or None
-    threading.Thread(target=_watch_parent, args=(os.getppid(), token, requests.fileno()), daemon=True).start()
+    # the hang-up rule only where the parent cannot tell (a container, whose launcher sets the variable): a
+    # local client may pipeline requests and close stdin, leaving them in the reader's buffer to be served
+    hangup_fd = requests.fileno() if os.environ.get(HANGUP_ENV) == "1" else None
+    threading.Thread(target=_watch_parent, args=(os.getppid(), token, hangup_fd), daemon=True).start()
     try:
         return Worker(memory_mb, rlimit).serve(requests, channel)
     finally:

@@ -230,7 +230,9 @@ def run_argv(image: str, name: str, cache_dir: str, *, memory_mb: Optional[float
         argv += ["-e", var]  # `-e NAME` forwards the client's value (absent → unset)
     for key, value in sorted((env or {}).items()):
         argv += ["-e", f"{key}={value}"]
-    argv += ["-e", "PYTHONPATH=", "-e", "HOME=/tmp", image, "python"]
+    # the worker's parent in a container is its init, which outlives a killed runner: the worker also watches
+    # its protocol pipe for the hang-up (causalarena.worker, "Processes the method starts")
+    argv += ["-e", "PYTHONPATH=", "-e", "HOME=/tmp", "-e", "CAUSALARENA_WORKER_HANGUP=1", image, "python"]
     return argv
 
 
