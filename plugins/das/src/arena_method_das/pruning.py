@@ -8,7 +8,8 @@
   nodes with the largest mean |Ĥ_lj| are always kept (the CAM step decides on them),
   at most ``max_parents`` are considered, and the others need their mean |Ĥ_lj| to
   exceed the reference — the smallest of the considered entries, taken as a sample of
-  a zero entry — by a one-sided Welch t-test at level ``das_cutoff``. This is the
+  a zero entry — by a one-sided Welch t-test at level ``das_cutoff`` (a lone candidate
+  has no reference and is kept). This is the
   "edges kept when the mean absolute off-diagonal entry exceeds a threshold" rule
   with the threshold set from the data. Own code: a few lines over scipy's t-test.
 * :func:`cam_prune` — Bühlmann, Peters & Ernest (2014), "CAM", §5.2 (significance
@@ -61,7 +62,7 @@ def das_preselect(
         ranked = np.argsort(-strength, kind="stable")[:max(1, max_parents)]
         reference = ranked[-1]
         for rank, k in enumerate(ranked):
-            if rank < min_parents:
+            if rank < min_parents or len(ranked) == 1:  # a lone candidate has no zero reference: CAM decides
                 keep = True
             elif k == reference:
                 keep = False
