@@ -115,9 +115,8 @@ def arena_polynomial_case(d: int = 10, n: int = 1000, seed: int = 0, expected_ed
 
 
 def main() -> None:
-    from causalarena.metrics import f1, shd
-
     from arena_method_das.method import DAS, order_divergence
+    from causalarena.metrics import f1, shd
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--d", type=int, default=10)

@@ -8,12 +8,11 @@ recovered, edge figures pinned), plus the same check on an SCM built by causalar
 
 import numpy as np
 import pytest
+from scm_cases import arena_polynomial_case, gp_additive_case  # tests/ is on sys.path (rootdir-less import)
 
 from causalarena.data import Dataset
 from causalarena.metrics import f1, shd
 from causalarena.testing import parametrize_method_checks
-
-from scm_cases import arena_polynomial_case, gp_additive_case  # tests/ is on sys.path (rootdir-less import)
 
 
 @parametrize_method_checks("das")
