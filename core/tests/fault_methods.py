@@ -354,3 +354,17 @@ class Preloads(Method):
             a[0, 1] = 1
         self.adjacency_ = a
         return self
+
+
+def stored_runs(db: str) -> int:
+    """Rows in the ``runs`` table of the store at ``db`` (0 while it does not exist or cannot be read)."""
+    import sqlite3
+
+    try:
+        con = sqlite3.connect(db, timeout=1)
+        try:
+            return con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0

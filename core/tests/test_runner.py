@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 import pytest
-from fault_methods import CHAIN, TESTS_DIR, ChainInstance, info, resume_grid
+from fault_methods import CHAIN, TESTS_DIR, ChainInstance, info, resume_grid, stored_runs
 
 from causalarena.metrics import orient_cpdag
 from causalarena.plugins import get_registry
@@ -176,17 +176,6 @@ def comparable(store):
             for k, r in by_key(store).items()}
 
 
-def _count(db):
-    try:
-        con = sqlite3.connect(db, timeout=1)
-        try:
-            return con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-        finally:
-            con.close()
-    except sqlite3.OperationalError:
-        return 0
-
-
 def test_sigkill_mid_grid_then_rerun_equals_uninterrupted(tmp_path, registry):
     import psutil
 
@@ -203,11 +192,11 @@ def test_sigkill_mid_grid_then_rerun_equals_uninterrupted(tmp_path, registry):
     # TMPDIR: the killed runner cannot remove its dataset cache and worker logs; they go with tmp_path
     proc = subprocess.Popen([sys.executable, "-c", script], env=dict(os.environ, TMPDIR=str(tmp_path)))
     deadline = time.monotonic() + 60
-    while _count(db) < 4 and time.monotonic() < deadline and proc.poll() is None:
+    while stored_runs(db) < 4 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.02)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    stored = _count(db)
+    stored = stored_runs(db)
     assert 4 <= stored < len(cells), stored  # killed mid-grid
 
     # orphaned workers notice their parent died and exit

@@ -3,26 +3,14 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 import threading
 import time
 
 import pytest
-from fault_methods import ChainInstance, info
+from fault_methods import ChainInstance, info, stored_runs
 
 from causalarena.runner import make_cells, run_grid
 from causalarena.store import Store, StoreError
-
-
-def _count(db: str) -> int:
-    try:
-        con = sqlite3.connect(db, timeout=1)
-        try:
-            return con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-        finally:
-            con.close()
-    except sqlite3.Error:
-        return 0
 
 
 @pytest.mark.parametrize("how", ["db", "all three files", "replaced"])
@@ -33,7 +21,7 @@ def test_a_store_deleted_while_the_grid_writes_stops_the_run(tmp_path, monkeypat
 
     def saboteur():
         deadline = time.monotonic() + 60
-        while _count(db) < 1 and time.monotonic() < deadline:
+        while stored_runs(db) < 1 and time.monotonic() < deadline:
             time.sleep(0.02)
         for suffix in ("", "-wal", "-shm") if how == "all three files" else ("",):
             try:

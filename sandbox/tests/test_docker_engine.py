@@ -13,7 +13,6 @@ may be left (``docker ps -a`` filtered on it is empty).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -35,8 +34,8 @@ FIXTURE = HERE / "fixture_plugin"
 BENCH = HERE.parent.parent / "tests" / "benchmarks"
 sys.path.insert(0, str(HERE.parent.parent / "core" / "tests"))
 sys.path.insert(0, str(BENCH))
-from docker_support import engine_or_skip  # noqa: E402
 from fault_methods import ChainInstance  # noqa: E402  (the core's test instance: chain 0 → 1 → 2)
+from sandbox_support import engine_or_skip  # noqa: E402
 
 DOCKER = shutil.which("docker") or "docker"
 
@@ -48,20 +47,8 @@ def _worker_containers() -> list:
 
 
 @pytest.fixture(scope="module")
-def sandbox_dir(tmp_path_factory):
-    engine_or_skip()
-    root = tmp_path_factory.mktemp("sandbox")
-    old = os.environ.get("CAUSALARENA_SANDBOX_DIR")
-    os.environ["CAUSALARENA_SANDBOX_DIR"] = str(root)
-    yield root
-    if old is None:
-        os.environ.pop("CAUSALARENA_SANDBOX_DIR", None)
-    else:
-        os.environ["CAUSALARENA_SANDBOX_DIR"] = old
-
-
-@pytest.fixture(scope="module")
 def base_image(sandbox_dir):
+    engine_or_skip()
     from arena_sandbox.baseimage import base_image_tag, build_base_image
 
     info = build_base_image()  # reused when present; an error here fails the test with its reason
@@ -80,6 +67,7 @@ def fixture_image(base_image):
 
 @pytest.fixture(autouse=True)
 def no_container_left():
+    engine_or_skip()  # without an engine `docker ps` cannot answer: skip (or fail under CI) with the reason
     yield
     deadline = time.monotonic() + 15  # --rm removes a container a moment after its client exits
     while _worker_containers() and time.monotonic() < deadline:

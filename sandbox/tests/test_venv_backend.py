@@ -31,18 +31,6 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX virtualen
 
 
 @pytest.fixture(scope="module")
-def sandbox_dir(tmp_path_factory):
-    root = tmp_path_factory.mktemp("sandbox")
-    old = os.environ.get("CAUSALARENA_SANDBOX_DIR")
-    os.environ["CAUSALARENA_SANDBOX_DIR"] = str(root)
-    yield root
-    if old is None:
-        os.environ.pop("CAUSALARENA_SANDBOX_DIR", None)
-    else:
-        os.environ["CAUSALARENA_SANDBOX_DIR"] = old
-
-
-@pytest.fixture(scope="module")
 def manifest(sandbox_dir):
     from arena_sandbox.envs import build
 

@@ -27,7 +27,7 @@ from causalarena.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "sandbox" / "tests"))
-from docker_support import engine_or_skip  # noqa: E402
+from sandbox_support import engine_or_skip, scoped_env  # noqa: E402
 
 CONSTRAINTS = [str(ROOT / "constraints.txt")]
 METRICS = ("f1", "shd", "sid", "precision", "recall", "auroc", "ap")
@@ -44,13 +44,18 @@ AVICI = MethodInfo(name="avici", factory="arena_method_avici.method:AVICI", dist
 def built(tmp_path_factory):
     """venv + image of sdcd and avici, and a tiny avici checkpoint made in avici's own environment."""
     engine_or_skip()
+    root = tmp_path_factory.mktemp("sandbox")
+    with scoped_env("CAUSALARENA_SANDBOX_DIR", str(root)):
+        yield _build_all(tmp_path_factory)
+
+
+def _build_all(tmp_path_factory):
+    """Build both plugins' environments and images (in the scoped sandbox folder)."""
     import attrs
 
     from arena_sandbox.docker import DockerBackend
     from arena_sandbox.envs import build
 
-    root = tmp_path_factory.mktemp("sandbox")
-    os.environ["CAUSALARENA_SANDBOX_DIR"] = str(root)
     out = {}
     for plugin in ("sdcd", "avici"):
         manifest = build(str(ROOT / "plugins" / plugin), constraints=CONSTRAINTS)
@@ -119,15 +124,15 @@ def test_docker_and_venv_store_identical_metrics(built, plugin, tmp_path):
             assert np.array_equal(d["metrics"].get(metric), v["metrics"].get(metric), equal_nan=True), (key, metric)
 
 
-def test_one_grid_runs_methods_of_both_backends_and_this_environment(built, tmp_path):
+def test_one_grid_runs_methods_of_both_backends_and_this_environment(built, tmp_path, monkeypatch):
     import attrs
 
     from arena_sandbox.docker import DockerBackend
     from arena_sandbox.venv import VenvBackend
 
     here = MethodInfo(name="chain", factory="fault_methods:Chain", distribution="<test>")
-    sys.path.insert(0, str(ROOT / "core" / "tests"))
-    os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT / "core" / "tests"), os.environ.get("PYTHONPATH", "")])
+    # the local worker imports fault_methods (the isolated ones empty PYTHONPATH themselves)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT / "core" / "tests"), os.environ.get("PYTHONPATH", "")]))
     avici = attrs.evolve(built["avici_method"], environment="docker")
     sdcd = attrs.evolve(SDCD, environment="venv")
     rows = _run([avici, sdcd, here], {"avici": DockerBackend(constraints=CONSTRAINTS),

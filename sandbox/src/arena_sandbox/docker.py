@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from causalarena.isolation import IsolationError, WorkerLaunch
+from causalarena.worker import HANGUP_ENV
 
 from .envs import _PROBE, SandboxError, _run, installed_source, normalise, pip_command, resolve, sandbox_root
 from .venv import _installed_here, default_constraints
@@ -232,7 +233,7 @@ def run_argv(image: str, name: str, cache_dir: str, *, memory_mb: Optional[float
         argv += ["-e", f"{key}={value}"]
     # the worker's parent in a container is its init, which outlives a killed runner: the worker also watches
     # its protocol pipe for the hang-up (causalarena.worker, "Processes the method starts")
-    argv += ["-e", "PYTHONPATH=", "-e", "HOME=/tmp", "-e", "CAUSALARENA_WORKER_HANGUP=1", image, "python"]
+    argv += ["-e", "PYTHONPATH=", "-e", "HOME=/tmp", "-e", f"{HANGUP_ENV}=1", image, "python"]
     return argv
 
 
@@ -474,6 +475,7 @@ class ContainerMemory:
         self._stat: Optional[str] = None
 
     def _find(self) -> Optional[str]:
+        """The cgroup's ``memory.stat``; None while the container does not exist yet, "" when it has none here."""
         try:
             cid = self._client().containers.get(self.name).id
         except Exception:  # noqa: BLE001 - not created yet, or already gone
@@ -482,13 +484,13 @@ class ContainerMemory:
             path = os.path.join(root.format(id=cid), "memory.stat")
             if os.path.exists(path):
                 return path
-        return None
+        return ""  # the container exists but no readable cgroup file: stop asking the engine every poll
 
     def __call__(self) -> Optional[float]:
         if self._stat is None:
             self._stat = self._find()
-            if self._stat is None:
-                return None
+        if not self._stat:
+            return None
         try:
             with open(self._stat) as fh:
                 fields = dict(line.split() for line in fh if line.strip())
