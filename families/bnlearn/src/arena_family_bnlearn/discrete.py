@@ -40,7 +40,7 @@ from causalarena.protocol import cell_seed, raw_sortabilities, split_sizes
 from causalarena.protocol import standardise as zscore
 
 from .files import pgmpy_version, read_text
-from .networks import NETWORKS, REPOSITORY_CITATION
+from .networks import NETWORKS
 
 #: a CPT row may miss 1 by this much (the files round to 4–8 decimals); it is renormalised
 ROW_SUM_TOL = 1e-3
@@ -383,6 +383,5 @@ def discrete_instance(name: str, family: str = "bnlearn") -> DiscreteInstance:
         raise KeyError(f"bnlearn network {name!r} is {net.kind}, not discrete")
     factors = {"network": name, "graph": "bnlearn", "data_type": "categorical", "d": net.nodes,
                "n_edges": net.arcs, "size": net.size, "domain": net.domain,
-               "source": f"bnlearn repository via pgmpy {pgmpy_version()} ({net.file})",
-               "citation": net.citation, "repository": REPOSITORY_CITATION}
+               "source": f"bnlearn repository via pgmpy {pgmpy_version()} ({net.file})"}
     return DiscreteInstance(family=family, scm_id=name, factors=factors)

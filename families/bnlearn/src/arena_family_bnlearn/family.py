@@ -27,6 +27,8 @@ from .gaussian import gaussian_spec
 from .networks import DEFAULT_MAX_NODES, NETWORKS
 
 KINDS = ("all", "gaussian", "discrete")
+#: spec metadata kept out of the factors (stored with every run): references, not slicing tags
+LONG_TAGS = ("citation", "repository")
 
 
 def _names(value: Union[str, Sequence[str], None]) -> Optional[List[str]]:
@@ -88,8 +90,8 @@ class BnlearnFamily(Family):
         if name not in self._instances:
             if NETWORKS[name].kind == "gaussian":
                 spec = gaussian_spec(name, self.name)
-                self._instances[name] = SCMInstance(family=self.name, scm_id=name, spec=spec,
-                                                    factors=dict(spec.metadata))
+                factors = {k: v for k, v in spec.metadata.items() if k not in LONG_TAGS}
+                self._instances[name] = SCMInstance(family=self.name, scm_id=name, spec=spec, factors=factors)
             else:
                 self._instances[name] = discrete_instance(name, self.name)
         return self._instances[name]
