@@ -29,6 +29,11 @@ class Instance:
             interventions provide ``("obs",)`` only).
         n_replicates: replicates per split (5 for SCMs, App. B.1).
         factors: construction factors φ (graph family, d, mechanisms ...).
+        data_type: the kind of table it serves, one of
+            :data:`causalarena.records.DATA_TYPES`: ``"continuous"`` (default)
+            or ``"categorical"`` (X holds category codes 0..k-1, as float); a
+            method whose ``MethodInfo.data_types`` lacks it is ``unsupported``
+            on the instance's cells.
     """
 
     family: str
@@ -36,6 +41,7 @@ class Instance:
     splits: Sequence[str] = SPLITS
     n_replicates: int = 5
     factors: Dict[str, Any]
+    data_type: ClassVar[str] = "continuous"
 
     def dataset(self, split: str, replicate: int, standardise: bool = True,
                 protocol: str = "default", n: Optional[int] = None) -> Dataset:  # pragma: no cover

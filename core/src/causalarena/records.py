@@ -16,13 +16,30 @@ from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Type
 
 import attrs
 
-__all__ = ["COMPONENT_KINDS", "TASKS", "FAILURE_STATUSES", "OUTPUT_KINDS", "PRIOR_AXES", "RECORD_TYPES", "STATUSES",
+__all__ = ["COMPONENT_KINDS", "DATA_TYPES", "TASKS", "FAILURE_STATUSES", "OUTPUT_KINDS", "PRIOR_AXES", "RECORD_TYPES", "STATUSES",
            "CommandInfo", "ComponentInfo", "FamilyInfo", "InterventionInfo", "IsolationInfo", "MethodInfo",
            "MetricInfo", "PretrainingPrior", "ReportContext", "ReportInfo", "ExecutorInfo", "Status", "resolve"]
 
 OUTPUT_KINDS = ("dag", "cpdag", "pag")
 #: the tasks a record may serve (:mod:`causalarena.effect`)
 TASKS = ("discovery", "effect")
+#: the kinds of table a discovery method may declare it accepts (:attr:`MethodInfo.data_types`) and an
+#: instance may serve (``Instance.data_type``): real-valued columns, or category codes 0..k-1 per column
+DATA_TYPES = ("continuous", "categorical")
+
+
+def _data_types(value: Any) -> Tuple[str, ...]:
+    """``MethodInfo.data_types`` as a non-empty tuple of :data:`DATA_TYPES` members (a list from JSON is fine)."""
+    items = (value,) if isinstance(value, str) else tuple(value)
+    bad = [v for v in items if v not in DATA_TYPES]
+    if not items or bad:
+        raise ValueError(f"MethodInfo.data_types must be a non-empty tuple of {DATA_TYPES}, got {value!r}")
+    return items
+
+
+def data_type_of(instance: Any) -> str:
+    """The kind of table an instance serves (``"continuous"`` unless it declares ``data_type``)."""
+    return str(getattr(instance, "data_type", "") or "continuous")
 
 
 class Status(str, enum.Enum):
@@ -212,6 +229,10 @@ class MethodInfo:
         views: for an effect method, the views (an effect instance's splits,
             e.g. ``("bd",)``) it supports; a cell on another view is
             ``unsupported`` (missing, not failed). Empty: every view.
+        data_types: the kinds of table the method accepts, among
+            :data:`DATA_TYPES` (default ``("continuous",)``); a cell whose
+            instance serves another kind (``Instance.data_type``, e.g. the
+            categorical bnlearn networks) is ``unsupported`` (missing, not failed).
         distribution, version: filled by the plugin manager (kept when the
             record already names them, as sandbox listings do).
     """
@@ -220,6 +241,7 @@ class MethodInfo:
     factory: str
     task: str = attrs.field(default="discovery", validator=attrs.validators.in_(TASKS))
     views: tuple = attrs.field(default=(), converter=tuple)
+    data_types: tuple = attrs.field(default=("continuous",), converter=_data_types)
     supports_interventions: bool = False
     output_kind: str = attrs.field(default="dag", validator=attrs.validators.in_(OUTPUT_KINDS + ("effect",)))
     handles_missing: bool = False

@@ -5,7 +5,9 @@ For each cell the runner
 
 1. skips it if its key is already in the store (resume);
 2. records ``unsupported`` for an obs+int split and a method without
-   ``supports_interventions`` (App. B.1: *missing*, not failed);
+   ``supports_interventions`` (App. B.1: *missing*, not failed), and for an
+   instance whose ``data_type`` (e.g. ``"categorical"``) is not among the
+   method's ``data_types``;
 3. builds the dataset once per ``(family, scm_id, split, replicate)`` and
    caches it as ``.npz`` — a copy *without* the true graph for the worker;
 4. runs :func:`causalarena.checks.check_input` → ``invalid_input`` without
@@ -85,7 +87,7 @@ from .effect import (
 from .isolation import IsolationError, WorkerLaunch, local_launch
 from .metrics import repair_cpdag_cycles, scoring_config
 from .predictions import Truth, as_adjacency, node_tags
-from .records import FAILURE_STATUSES, Status
+from .records import FAILURE_STATUSES, Status, data_type_of
 from .runs import KEY_COLUMNS, RunRecord, to_status
 from .store import MachineFault, Store, config_hash
 
@@ -1063,6 +1065,12 @@ class Runner:
         m = cell.method
         if task_of(m) == "effect":
             return self._run_effect_cell(cell, slot, row)
+        kind = data_type_of(cell.instance)
+        if kind not in getattr(m, "data_types", ("continuous",)):
+            row.status, row.wall_seconds = Status.UNSUPPORTED, 0.0
+            row.error = (f"method {m.name!r} declares data types {', '.join(m.data_types)}; instance "
+                         f"{cell.instance.scm_id!r} is {kind} (missing, not a failure)")
+            return None
         if cell.split == "obs_int" and not m.supports_interventions:
             row.status, row.wall_seconds = Status.UNSUPPORTED, 0.0
             row.error = f"method {m.name!r} does not support interventions (obs+int split is missing)"
