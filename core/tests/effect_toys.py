@@ -102,6 +102,22 @@ class WrongLength(EffectMethod):
         return self
 
 
+class MisShaped(EffectMethod):
+    """``cate_`` (or, with ``bounds=True``, ``lower_``) of shape ``(q * rows_per_query, cols)``: a (q, 2)
+    answer, or a (q/2, 2) one whose ravel has exactly q entries."""
+
+    def __init__(self, rows_per_query=1.0, cols=2, bounds=False):
+        self.rows_per_query, self.cols, self.bounds = rows_per_query, cols, bounds
+
+    def fit(self, dataset):
+        shape = (int(dataset.q * self.rows_per_query), self.cols)
+        if self.bounds:
+            self.lower_, self.upper_ = np.zeros(shape), np.ones(dataset.q)
+        else:
+            self.cate_ = np.zeros(shape)
+        return self
+
+
 class RecordsInput(EffectMethod):
     """Writes the names of the arrays and attributes it received to ``$EFFECT_TOY_LOG``; τ̂ = 0."""
 

@@ -115,6 +115,42 @@ def test_a_mis_shaped_estimate_is_invalid_not_flattened():
     assert m.prediction().lower.shape == (2, 2) and m.prediction().upper.shape == (4,)
 
 
+class _BoundsWorld(ToyWorld):
+    """The toy world asked for a worst-case interval instead of a point."""
+
+    def dataset(self, split, replicate, standardise=True, protocol="default", n=None):
+        ds = super().dataset(split, replicate, standardise, protocol, n)
+        ds.target, ds.assumption = "bounds", "manski"
+        return ds
+
+    def oracle(self, split, replicate, n=None):
+        o = super().oracle(split, replicate, n)
+        return EffectOracle(query_ids=o.query_ids, tau=o.tau, lower=o.tau - 1, upper=o.tau + 1)
+
+
+def test_a_mis_shaped_estimate_is_invalid_output_through_the_worker(tmp_path):
+    """End to end (worker → wire → runner): the shape the method returned is named. The wire once carried
+    ``ravel()``'d lists, so a (25, 2) answer for 50 queries arrived as (50,) and was scored ``ok``, and a (50, 2)
+    one was named (100,). Bounds (``lower_``) are checked the same way."""
+    methods = [effect_info("q_by_2", "MisShaped", views=("hc",)),
+               effect_info("half_by_2", "MisShaped", views=("hc",), params={"rows_per_query": 0.5}),
+               effect_info("column", "MisShaped", views=("hc",), params={"cols": 1})]
+    with Store(str(tmp_path / "r.sqlite")) as st:
+        run_grid(make_cells([ToyWorld()], methods), get_registry(), st, env=ENV, progress=False)
+        run_grid(make_cells([_BoundsWorld(scm_id="toy-b")],
+                            [effect_info("bounds_half_by_2", "MisShaped", views=("hc",),
+                                         params={"rows_per_query": 0.5, "bounds": True})]),
+                 get_registry(), st, env=ENV, progress=False)
+        rows = {r.method: r for r in st.records() if r.split == "hc"}
+    assert {m: (r.status, r.error) for m, r in rows.items()} == {
+        "q_by_2": (Status.INVALID_OUTPUT, "cate has shape (50, 2), expected (50,) (one per query unit)"),
+        "half_by_2": (Status.INVALID_OUTPUT, "cate has shape (25, 2), expected (50,) (one per query unit)"),
+        "column": (Status.OK, None),  # a (q, 1) column is the one reshaping accepted
+        "bounds_half_by_2": (Status.INVALID_OUTPUT, "lower has shape (25, 2), expected (50,) (one per query unit)"),
+    }
+    assert rows["column"].metrics["spehe2"] > 0
+
+
 def test_methods_are_paired_only_with_their_task():
     world, chain = ToyWorld(), ChainInstance("chain-x", splits=("obs",), n_replicates=1)
     cells = make_cells([world, chain], [effect_info("ols", "LinearSLearner"), info("chain", "Chain")])

@@ -313,16 +313,22 @@ class EffectPrediction:
     kind: ClassVar[str] = "effect"
 
     def to_json(self) -> dict:
+        """A JSON-able dict (the worker's wire format): each present array as a (nested) list.
+
+        The shape is kept as the method gave it: the runner's :func:`check_effect_output` must see a
+        (q/2, 2) answer as (q/2, 2), not as the (q,) a ``ravel`` would make of it.
+        """
         out: dict = {"kind": "effect"}
         for name in ("cate", "lower", "upper"):
             value = getattr(self, name)
             if value is not None:
-                out[name] = np.asarray(value, dtype=float).ravel().tolist()
+                out[name] = np.asarray(value, dtype=float).tolist()
         return out
 
     @classmethod
     def from_json(cls, obj: dict) -> "EffectPrediction":
-        """Inverse of :meth:`to_json`. Raises ValueError when it is not an effect prediction."""
+        """Inverse of :meth:`to_json` (shapes as sent). Raises ValueError when it is not an effect prediction
+        or an array is ragged."""
         if obj.get("kind") != "effect":
             raise ValueError(f"not an effect prediction (kind {obj.get('kind')!r})")
         return cls(**{k: np.asarray(obj[k], dtype=float) for k in ("cate", "lower", "upper")
