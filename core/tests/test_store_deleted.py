@@ -9,8 +9,12 @@ import time
 import pytest
 from fault_methods import ChainInstance, info, stored_runs
 
+from causalarena.cli import main
+from causalarena.hookspecs import hookimpl
+from causalarena.plugins import get_registry
+from causalarena.records import FamilyInfo
 from causalarena.runner import make_cells, run_grid
-from causalarena.store import Store, StoreError
+from causalarena.store import MACHINE_FAULT_EXIT, Store, StoreError
 
 
 @pytest.mark.parametrize("how", ["db", "all three files", "replaced"])
@@ -47,3 +51,44 @@ def test_an_in_memory_store_is_not_checked():
     s.record({"family": "f", "scm_id": "s", "split": "obs", "replicate": 0, "method": "m", "config_hash": "h",
               "status": "ok"})
     assert len(s.rows()) == 1
+
+
+class _Toys:
+    __distribution__ = "arena-test-store-deleted"
+
+    @hookimpl
+    def arena_families(self):
+        yield FamilyInfo(name="toy", kind="synthetic", factory="family_toys:GoodFamily")
+
+    @hookimpl
+    def arena_methods(self):
+        yield info("chain", "Chain")
+
+
+def test_a_store_deleted_after_the_last_write_is_not_reported_stored(tmp_path, monkeypatch, capsys):
+    """Deleted after the grid's last row (or on a rerun that skips every cell: no write at all), the run must
+    not read the unlinked inode back and print "every run stored in this folder": exit 3 naming the file."""
+    import causalarena.runner as runner
+
+    monkeypatch.setenv("PYTHONPATH", os.path.dirname(__file__))
+    results = tmp_path / "r"
+    db = results / "arena.sqlite"
+    real_run_grid = runner.run_grid
+
+    def run_then_delete(*args, **kwargs):
+        summary = real_run_grid(*args, **kwargs)
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(f"{db}{suffix}"):
+                os.unlink(f"{db}{suffix}")
+        return summary
+
+    monkeypatch.setattr(runner, "run_grid", run_then_delete)
+    reg = get_registry(strict=False, extra_plugins=[_Toys()])
+    argv = ["run", "--results", str(results), "--families", "toy", "--methods", "chain", "--splits", "obs",
+            "--replicates", "1", "--no-progress", "--isolation", "none", "--jobs", "1"]
+    code = main(argv, registry=reg)
+    out, err = capsys.readouterr()
+    assert code == MACHINE_FAULT_EXIT == 3
+    assert "every run stored" not in out
+    assert err.startswith(f"arena run: error: the result store {db} was deleted while this run was writing to it")
+    assert not db.exists()

@@ -321,11 +321,17 @@ class Store:
             raise store_error(self.path, "open", exc) from None
         self._identity = _file_identity(self.path)
 
-    def _check_file(self) -> None:
+    def check_file(self) -> None:
         """Raise :class:`StoreError` when the database file was deleted or replaced since it was opened.
 
-        SQLite keeps writing to an unlinked file through its open descriptor: every later row would be lost
-        while the run reports it stored. One ``stat`` per write transaction.
+        SQLite keeps reading and writing an unlinked file through its open descriptor: every later row
+        would be lost while the run reports it stored. Called before every write transaction (one ``stat``)
+        and by ``arena run`` before it reads the folder's runs back for its report, so a file deleted
+        after the last write (or during a rerun that skipped every cell) is noticed too. A no-op for
+        ``:memory:``.
+
+        Raises:
+            StoreError: the file at :attr:`path` is gone or is another file (another device/inode).
         """
         want = getattr(self, "_identity", None)
         if want is None:
@@ -405,7 +411,7 @@ class Store:
             statements.append((f"INSERT OR REPLACE INTO estimates ({', '.join(cols)}) "
                                f"VALUES ({', '.join('?' for _ in cols)})", [*key, *blobs]))
         with self._lock:
-            self._check_file()
+            self.check_file()
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
                 try:
@@ -457,7 +463,7 @@ class Store:
         where = " AND ".join(f"{k} = ?" for k in KEY_COLUMNS)
         done = 0
         with self._lock:
-            self._check_file()
+            self.check_file()
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
                 try:

@@ -371,6 +371,8 @@ def _run(args: argparse.Namespace) -> int:
             elapsed += summary.elapsed_seconds
             keys |= set(grid_keys(grid_cells, standardise=not args.raw, protocol=protocol, n=n,
                                   cpdag_orientation=args.cpdag_orientation, cpdag_repair=args.cpdag_repair))
+        # the folder's runs are read back for the report: from the file, not from an unlinked inode
+        store.check_file()
         runs = store.runs_frame()
     done = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
     console.print(f"this invocation: {done}; skipped {skipped} already stored; {elapsed:.1f} s")
