@@ -183,7 +183,7 @@ def test_one_bad_table_among_several_names_the_readable_ones_and_how_to_run_them
         fam.instances()
     assert str(exc.value).splitlines() == [
         "2 of 3 user table(s) cannot be read:",
-        f"  {b}.csv: {b}.csv: line 2 has 2 fields, the header has 3",
+        f"  {b}.csv: line 2 has 2 fields, the header has 3",  # the path once (it was printed twice)
         f"  {gone}.csv: data CSV not found: {gone}.csv",
         f"readable: {g}.csv; to run those alone: --family-option real.tables={g}.csv={g}.edges",
     ]

@@ -196,7 +196,8 @@ def _bad_tables_error(bad: List[Tuple[str, BaseException]], good: List[Tuple[str
     ``FileNotFoundError``), so exit codes stay as they were.
     """
     lines = [f"{len(bad)} of {len(bad) + len(good)} user table(s) cannot be read:"]
-    lines += [f"  {csv}: {exc}" for csv, exc in bad]
+    # a TableFormatError already starts with its file's path: name it once
+    lines += [f"  {exc}" if str(exc).startswith(csv) else f"  {csv}: {exc}" for csv, exc in bad]
     if good:
         lines.append("readable: " + ", ".join(csv for csv, _ in good) + "; to run those alone: "
                      "--family-option real.tables=" + ";".join(f"{c}={e}" for c, e in good))
