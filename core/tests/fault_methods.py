@@ -91,7 +91,7 @@ class Exits(Method):
 
 
 class AllocatesAtOnce(Method):
-    """One ``mb`` MB allocation (2 GB by default) — hits the RLIMIT_AS backstop."""
+    """One ``mb`` MB allocation (2 GB by default) — hits the worker's rlimit backstop (RLIMIT_DATA)."""
 
     def __init__(self, mb: int = 2048):
         self.mb = mb
@@ -100,6 +100,14 @@ class AllocatesAtOnce(Method):
         self.blob_ = np.ones(self.mb * 1024 * 1024 // 8)
         self.adjacency_ = CHAIN.copy()
         return self
+
+
+class AllocatorRefuses(Method):
+    """Raises what torch's CPU allocator raises when ``malloc`` fails (a RuntimeError, not a MemoryError)."""
+
+    def fit(self, dataset):
+        raise RuntimeError("[enforce fail at alloc_cpu.cpp:118] data. DefaultCPUAllocator: not enough memory: "
+                           "you tried to allocate 3200000000 bytes.")
 
 
 class AllocatesBriefly(Method):

@@ -19,8 +19,8 @@ def test_an_impossible_cap_is_a_usage_error(tmp_path, capsys):
 
 def test_an_allocation_between_two_polls_is_oom_not_ok(tmp_path, monkeypatch):
     """100 MB touched and freed in ~30 ms, on a worker of ~70 MB, cap 128 MB: the 0.1 s poll sees it about one
-    time in four and the RLIMIT_AS backstop (cap + max(cap, 1 GB) + …) never; the worker's own peak (VmHWM, reset
-    before the fit) always does. (Before: stored ok in 10 of 10 runs here.)"""
+    time in four and the RLIMIT_DATA backstop (data segment + cap + 256 MB + 64 MB a core) never; the worker's own
+    peak (VmHWM, reset before the fit) always does. (Before: stored ok in 10 of 10 runs here.)"""
     monkeypatch.setenv("PYTHONPATH", str(__import__("pathlib").Path(__file__).parent))
     m = info("alloc100", "AllocatesBriefly", params={"mb": 100})
     small = info("alloc0", "AllocatesBriefly", params={"mb": 1})

@@ -162,7 +162,42 @@ def test_single_huge_allocation_is_oom_and_worker_survives(npz):
         assert r["status"] == "oom" and r["error"].startswith("MemoryError")
         assert "2.00 GiB" in r["error"]
         assert 0 < r["peak_rss_mb"] < 500
-        assert w.alive  # RLIMIT_AS made the allocation fail inside the worker
+        assert w.alive  # the rlimit made the allocation fail inside the worker
+    finally:
+        w.close()
+
+
+def test_one_allocation_past_the_cap_is_refused_by_rlimit_data_before_it_is_resident(npz):
+    """Cap 128 MB, one ~0.9 GB allocation: RLIMIT_DATA (the worker's data segment + cap + 256 MB + 64 MB per
+    core) refuses it inside ``fit`` — MemoryError, oom, the worker survives, nothing became resident. Before,
+    the backstop was RLIMIT_AS at the virtual size + cap + max(cap, 1 GB) + …: the allocation went through,
+    the worker's resident set went to ~0.9 GB and only the poll / VmHWM made it oom afterwards."""
+    cpus = os.cpu_count() or 1
+    mb = 128 + 256 + 64 * cpus + 400
+    w = handle("AllocatesAtOnce", {"mb": mb}, memory_mb=128)
+    try:
+        r = w.fit(npz, 0, budget_s=30, run_id="x")
+        assert r["status"] == "oom" and r["error"].startswith("MemoryError"), r["error"]
+        assert r["peak_rss_mb"] < 128  # refused, never touched
+        assert w.alive
+        hello = w.request({"op": "hello"})
+        assert hello["rlimit"] == "data" and hello["rlimit_as_mb"] is None
+        # the limit is the worker's data segment before the fit (numpy, the dataset: tens of MB) + cap + slack
+        assert 10 < hello["rlimit_data_mb"] - (128 + 256 + 64 * cpus) < 400
+    finally:
+        w.close()
+
+
+def test_an_allocator_refusal_that_is_no_memoryerror_is_oom(npz):
+    """torch's CPU allocator raises RuntimeError("… DefaultCPUAllocator: not enough memory …") when the rlimit
+    refuses it: that is the cap's doing, oom, not the method's failure."""
+    w = handle("AllocatorRefuses", memory_mb=500)
+    try:
+        r = w.fit(npz, 0, budget_s=30, run_id="x")
+        assert r["status"] == "oom", r
+        assert r["error"].startswith("RuntimeError: [enforce fail at alloc_cpu.cpp:118] data. DefaultCPUAllocator: "
+                                     "not enough memory")
+        assert w.alive
     finally:
         w.close()
 

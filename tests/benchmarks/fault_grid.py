@@ -3,7 +3,7 @@
 Builds ``instances × METHODS`` cells (obs split, one replicate): healthy
 methods beside methods that raise, segfault, ``os._exit``, hang past the
 budget (alone and with a setsid child), exceed the memory cap (one huge
-allocation: the RLIMIT_AS backstop; gradual growth: the RSS monitor), return
+allocation: the worker's rlimit backstop; gradual growth: the RSS monitor), return
 garbage (NaN, a cycle, a wrong shape), leave ``start_new_session=True``
 children and daemons running after a healthy fit, or start children that read
 stdin (healthy cells of the same worker follow them). Every child carries the
@@ -144,7 +144,7 @@ class ReadsStdin(Method):
 
 class AllocatesAtOnce(Method):
     def fit(self, dataset):
-        self.blob_ = np.ones(8 * 1024 ** 3 // 8)  # 8 GB: beyond the RLIMIT_AS backstop
+        self.blob_ = np.ones(8 * 1024 ** 3 // 8)  # 8 GB: beyond the worker's rlimit backstop
         self.adjacency_ = TRUTH.copy()
         return self
 
@@ -153,7 +153,7 @@ class AllocatesGradually(Method):
     def fit(self, dataset):
         blocks = []
         # 200 MB at a time, up to 3 GB: the RSS monitor kills it at the cap (or, if it grows faster than the
-        # 0.1 s polls, the RLIMIT_AS backstop raises MemoryError: oom either way). 200 MB, not 100: on a
+        # 0.1 s polls, the worker's rlimit backstop raises MemoryError: oom either way). 200 MB, not 100: on a
         # loaded machine 100 MB steps once took longer than the 3 s budget (timeout instead of oom)
         for _ in range(15):
             blocks.append(np.ones(200 * 1024 * 1024 // 8))

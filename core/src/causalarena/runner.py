@@ -238,7 +238,7 @@ class WorkerHandle:
         python: interpreter to run the worker with.
         memory_mb: resident-memory cap of the worker's process tree during a
             fit (None: no cap); also passed to the worker (``--memory-mb``),
-            which sets a generous ``RLIMIT_AS`` backstop.
+            which sets an ``RLIMIT_DATA`` backstop (``RLIMIT_AS`` before Linux 4.7).
         env: extra environment variables for the worker (e.g. ``PYTHONPATH``).
         log_dir: directory of the stderr log (default: a temporary file).
         startup_timeout_s: seconds to wait for the ``hello`` answer.
@@ -1387,7 +1387,7 @@ def run_grid(cells: Sequence[Cell], registry: Any, store: Store, *, jobs: int = 
             worker's process group is killed and the run is ``timeout`` with
             ``wall_seconds = budget_s``.
         memory_mb: resident-memory cap of one worker's process tree; excess →
-            ``oom`` (see :mod:`causalarena.worker` for the RLIMIT_AS backstop).
+            ``oom`` (see :mod:`causalarena.worker` for the rlimit backstop).
         python: interpreter that runs ``python -m causalarena.worker``.
         standardise, protocol, n: dataset options (part of the config hash).
         progress: show a rich progress bar (cells done/total, failures, ETA).

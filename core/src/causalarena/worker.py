@@ -23,8 +23,9 @@ stderr, so library output can never corrupt the channel.
 ``{"op": "hello"}``
     → ``{"op": "hello", "status": "ok", "protocol": 1, "pid": int,
     "python": "3.11.9", "executable": str, "versions": {"numpy": ...,
-    "causalarena": ...}, "memory_mb": int | null, "rlimit_as_mb": int | null}``
-    (``rlimit_as_mb``: the address-space limit set before the last fit)
+    "causalarena": ...}, "memory_mb": int | null, "rlimit": "data" | "as" | null,
+    "rlimit_data_mb": int | null, "rlimit_as_mb": int | null}``
+    (the rlimit set before the last fit: its kind and MB; see Memory below)
 ``{"op": "load", "factory": "pkg.mod:Class", "params": {...}, "output_kind": "dag"}``
     imports the class, constructs ``Class(**params)`` once and calls
     ``Class.preload()`` (the method's heavy imports, timed as load).
@@ -57,15 +58,30 @@ Memory
 ``--memory-mb M`` (or env ``CAUSALARENA_WORKER_MEMORY_MB``) is the cap on the
 resident memory a fit may use. The runner enforces it from outside by polling
 the resident set of the worker's process tree (psutil) and killing the group
-on excess (status ``oom``). Inside, as a backstop against one huge
-allocation, the worker sets ``RLIMIT_AS`` before every fit to
-``current virtual size + M + max(M, 1024) + 64 · cpu_count MB``: address
-space is not memory — torch and BLAS reserve gigabytes of virtual memory for
-thread pools, stacks and per-thread malloc arenas (roughly 64 MB each), and
-methods often import them inside their first ``fit`` — so a tight
-``RLIMIT_AS`` would kill healthy methods; the generous limit only catches
-single allocations far beyond the cap, which then raise ``MemoryError``
-inside ``fit`` (status ``oom``, the worker survives). ``--no-rlimit`` (or env
+on excess (status ``oom``); the worker's own peak (``VmHWM``, reset per fit)
+above the cap makes the fit ``oom`` too, even when it fell between two polls.
+Inside, against one allocation far past the cap, the worker sets an rlimit
+before every fit, so the allocation fails in the method (``MemoryError``, or
+an allocator's own error such as torch's "DefaultCPUAllocator: not enough
+memory": status ``oom``, the worker survives) before it is ever resident:
+
+* Linux ≥ 4.7: ``RLIMIT_DATA`` at ``current data segment (VmData) + M + 256 +
+  64 · cpu_count MB``. Since 4.7 it counts every private writable mapping
+  (what ``malloc``/numpy/torch allocate), but not the ``PROT_NONE``
+  address-space reservations of glibc's per-thread arenas, JAX or the JVM,
+  nor shared-library text — so it can sit close to the cap. The 64 MB per
+  core covers what each extra thread costs in data (its 8 MB stack, its
+  malloc arena, OpenBLAS's per-thread buffer: measured ~20–40 MB a thread
+  with torch and numpy); the 256 MB, heavy imports inside the first fit.
+* elsewhere (older kernels, where ``RLIMIT_DATA`` counts only the brk heap):
+  ``RLIMIT_AS`` at ``current virtual size + M + max(M, 1024) + 64 · cpu_count
+  MB``. Address space is not memory — torch and BLAS reserve gigabytes of it
+  for thread pools and arenas — so this one must be generous and only stops
+  allocations far beyond the cap.
+
+The limit is inherited by processes the method starts. A method that
+allocates much more than it touches (a huge ``np.zeros`` used sparsely) can
+hit the data limit below the cap; ``--no-rlimit`` (or env
 ``CAUSALARENA_WORKER_RLIMIT=0``) leaves the backstop off.
 
 Processes the method starts
@@ -130,6 +146,30 @@ def _read_status_kb(field: str) -> Optional[float]:
     except OSError:
         return None
     return None
+
+
+#: what allocators other than Python's say when an allocation is refused (torch's CPU allocator, C++'s
+#: operator new, XLA, an mmap's ENOMEM); matched in the text of a non-MemoryError raised by ``fit``
+ALLOCATION_FAILURE_MARKERS = ("DefaultCPUAllocator: not enough memory", "DefaultCPUAllocator: can't allocate memory",
+                              "std::bad_alloc", "RESOURCE_EXHAUSTED: Out of memory", "[Errno 12] Cannot allocate memory")
+
+
+def _is_allocation_failure(exc: BaseException) -> bool:
+    """True when ``exc`` (not a MemoryError) reports a refused allocation (:data:`ALLOCATION_FAILURE_MARKERS`)."""
+    text = str(exc)
+    return any(marker in text for marker in ALLOCATION_FAILURE_MARKERS)
+
+
+def _data_rlimit_counts_mmap() -> bool:
+    """True on Linux >= 4.7, where ``RLIMIT_DATA`` counts private writable mappings (before, only the brk
+    heap: glibc's malloc serves large blocks by mmap, so the limit would stop nothing)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        major, minor = (int(part) for part in os.uname().release.split(".")[:2])
+    except ValueError:  # an unparsable release string: take the safe, generous RLIMIT_AS
+        return False
+    return (major, minor) >= (4, 7)
 
 
 def _reset_peak_rss() -> bool:
@@ -299,6 +339,7 @@ class Worker:
         self.memory_mb = memory_mb
         self.rlimit = rlimit
         self.rlimit_as_mb: Optional[int] = None
+        self.rlimit_data_mb: Optional[int] = None
         self.method_class: Any = None
         self.params: Dict[str, Any] = {}
         self.factory: Optional[str] = None
@@ -315,7 +356,9 @@ class Worker:
         return {"status": Status.OK.value, "protocol": PROTOCOL_VERSION, "pid": os.getpid(),
                 "python": platform.python_version(), "executable": sys.executable,
                 "versions": {"numpy": numpy.__version__, "causalarena": __version__},
-                "memory_mb": self.memory_mb, "rlimit_as_mb": self.rlimit_as_mb}
+                "memory_mb": self.memory_mb,
+                "rlimit": "data" if self.rlimit_data_mb else "as" if self.rlimit_as_mb else None,
+                "rlimit_data_mb": self.rlimit_data_mb, "rlimit_as_mb": self.rlimit_as_mb}
 
     def load(self, req: Dict[str, Any]) -> Dict[str, Any]:
         from .records import resolve
@@ -343,20 +386,32 @@ class Worker:
                 "error": None, "traceback": None}
 
     def _set_rlimit(self) -> None:
+        """Set the allocation backstop for the next fit (see "Memory" in the module docstring).
+
+        Recomputed before every fit from the worker's current size, so what earlier fits and imports
+        left behind never eats into the next fit's room. A no-op without a cap, with ``--no-rlimit``,
+        off Linux, or when the hard limit is lower.
+        """
         if not self.memory_mb or not self.rlimit:
             return
         try:
             import resource
         except ImportError:  # pragma: no cover - Windows
             return
-        vms_kb = _read_status_kb("VmSize")
-        if vms_kb is None:
-            return
-        slack = max(self.memory_mb, 1024) + 64 * (os.cpu_count() or 1)
-        limit_mb = int(vms_kb / 1024.0 + self.memory_mb + slack)
+        per_core = 64 * (os.cpu_count() or 1)
+        data_kb = _read_status_kb("VmData") if _data_rlimit_counts_mmap() else None
+        if data_kb is not None:
+            limit_mb = int(data_kb / 1024.0 + self.memory_mb + 256 + per_core)
+            which, attr = resource.RLIMIT_DATA, "rlimit_data_mb"
+        else:
+            vms_kb = _read_status_kb("VmSize")
+            if vms_kb is None:
+                return
+            limit_mb = int(vms_kb / 1024.0 + self.memory_mb + max(self.memory_mb, 1024) + per_core)
+            which, attr = resource.RLIMIT_AS, "rlimit_as_mb"
         try:
-            resource.setrlimit(resource.RLIMIT_AS, (limit_mb * 1024 * 1024, resource.RLIM_INFINITY))
-            self.rlimit_as_mb = limit_mb
+            resource.setrlimit(which, (limit_mb * 1024 * 1024, resource.RLIM_INFINITY))
+            setattr(self, attr, limit_mb)
         except (ValueError, OSError):  # pragma: no cover - hard limit lower
             pass
 
@@ -398,7 +453,10 @@ class Worker:
         except BaseException as exc:  # noqa: BLE001 - reported to the runner
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            out.update(status=Status.FAILED.value, error=_error_text(exc), traceback=traceback.format_exc())
+            # an allocator that reports a refused allocation as its own error (torch, XLA, C++) is the
+            # cap's doing as much as a MemoryError is
+            status = Status.OOM if _is_allocation_failure(exc) else Status.FAILED
+            out.update(status=status.value, error=_error_text(exc), traceback=traceback.format_exc())
         out["fit_seconds"] = time.perf_counter() - t0
         out["peak_rss_mb"] = _peak_rss_mb()
         return out
