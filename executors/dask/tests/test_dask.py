@@ -217,3 +217,23 @@ def test_dashboard_off_prints_no_dashboard_link():
         ex.close()
     assert line.startswith("dask: scheduler tcp://127.0.0.1:") and "1 worker(s) alive" in line
     assert "dashboard" not in line
+
+
+@pytest.mark.parametrize("off", ["false", "off", "no", "False"])
+def test_every_spelling_of_off_prints_no_dashboard_link(off):
+    """``dashboard=false`` (or off, no) is off like ``0``: it started a dashboard and printed its link."""
+    pytest.importorskip("bokeh")
+    ex = DaskExecutor("local:1", {"dashboard": off}, jobs=1)
+    try:
+        line = ex.start()
+    finally:
+        ex.close()
+    assert line.startswith("dask: scheduler tcp://127.0.0.1:") and "dashboard" not in line, line
+    assert ex.dashboard is False
+
+
+def test_a_dashboard_value_that_is_no_yes_or_no_is_refused_naming_the_option():
+    with pytest.raises(ValueError, match=r"^--cluster-option dashboard='maybe': expected 1/true/yes/on or "
+                                         r"0/false/no/off$"):
+        DaskExecutor("local:1", {"dashboard": "maybe"}, jobs=1)
+    assert DaskExecutor("local:1", {"dashboard": "ON"}, jobs=1).dashboard is True

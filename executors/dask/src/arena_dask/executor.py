@@ -30,7 +30,8 @@ command resumes from the store.
 Options (``--cluster-option KEY=VALUE``):
 
 * every SPEC: ``retries`` (worker deaths a cell may cause, default 3);
-* ``local``: ``dashboard`` (``0`` disables it; default on when bokeh is installed);
+* ``local``: ``dashboard`` (``0``/``false``/``no``/``off`` disables it, ``1``/``true``/``yes``/``on``
+  keeps it, case-insensitive; anything else is refused; default on when bokeh is installed);
 * ``slurm`` / ``pbs``: ``cores`` (threads = warm method workers per job,
   default 1), ``memory`` (default ``cores × --memory-mb`` + 1 GiB for the
   worker itself), ``walltime`` (default max(1 h, 4 × --budget), HH:MM:SS),
@@ -56,6 +57,8 @@ LOCAL_OPTIONS = ("dashboard",)
 JOBQUEUE_OPTIONS = ("cores", "memory", "walltime", "jobs", "queue", "account", "python", "interface", "host",
                     "job_extra")
 DEFAULT_RETRIES = 3
+#: the spellings of a yes/no cluster option (compared lower-case)
+TRUE_WORDS, FALSE_WORDS = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 # -- the task (runs in a Dask worker process) ---------------------------------------------------------
 
@@ -137,6 +140,8 @@ class DaskExecutor:
         if unknown:
             raise ValueError(f"unknown --cluster-option(s) {unknown} for {spec!r}; known: {list(allowed)}")
         self.retries = self._int("retries", DEFAULT_RETRIES, minimum=0)
+        #: the local cluster's dashboard as asked (on by default; it starts only where bokeh is installed)
+        self.dashboard = self._bool("dashboard", True)
         if self.kind in JOBQUEUE:
             self._int("cores", 1, minimum=1)
             self._int("jobs", self.jobs, minimum=1)
@@ -148,6 +153,21 @@ class DaskExecutor:
         if not raw.isdigit() or int(raw) < minimum:
             raise ValueError(f"--cluster-option {key}={raw!r}: expected an integer >= {minimum}")
         return int(raw)
+
+    def _bool(self, key: str, default: bool) -> bool:
+        """A yes/no option (:data:`TRUE_WORDS` / :data:`FALSE_WORDS`); ValueError naming it otherwise.
+
+        Every spelling is read here, once: ``dashboard=false`` used to be compared with ``"0"`` only, so
+        it started a dashboard and printed its link.
+        """
+        raw = self.options.get(key)
+        if raw is None:
+            return default
+        word = raw.strip().lower()
+        if word not in TRUE_WORDS + FALSE_WORDS:
+            raise ValueError(f"--cluster-option {key}={raw!r}: expected {'/'.join(TRUE_WORDS)} or "
+                             f"{'/'.join(FALSE_WORDS)}")
+        return word in TRUE_WORDS
 
     # -- cluster construction --------------------------------------------------------------------
     def _jobqueue_kwargs(self, dry_run: bool) -> Dict[str, Any]:
@@ -180,7 +200,7 @@ class DaskExecutor:
         if self.kind == "local":
             from distributed import LocalCluster
 
-            dashboard = self.options.get("dashboard", "1") != "0" and _has_bokeh()
+            dashboard = self.dashboard and _has_bokeh()
             # memory_limit=0: Dask's own memory monitor (psutil every 100 ms) is off; the arena caps each
             # method worker (--memory-mb), which is where a cell's memory goes
             return LocalCluster(n_workers=self.n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
@@ -222,7 +242,7 @@ class DaskExecutor:
                 + (f", dashboard {dash}" if dash else ""))
 
     def _dashboard_on(self) -> bool:
-        if self.options.get("dashboard", "1") == "0":  # asked off: never a link, whatever the scheduler lists
+        if not self.dashboard:  # asked off: never a link, whatever the scheduler lists
             return False
         try:
             return bool(self.client.scheduler_info().get("services", {}).get("dashboard"))
