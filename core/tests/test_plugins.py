@@ -27,7 +27,7 @@ def _plugin(name, **hooks):
 def test_every_hook_has_the_prefix_and_a_contract_docstring():
     assert sorted(HOOKS) == ["arena_commands", "arena_components", "arena_executors", "arena_families",
                             "arena_interventions", "arena_isolation_backends", "arena_methods", "arena_metrics",
-                            "arena_reports"]
+                            "arena_reports", "arena_tasks"]
     for name in HOOKS:
         doc = inspect.getdoc(getattr(hookspecs, name)) or ""
         assert "Returns:" in doc and len(doc.splitlines()) >= 5, f"{name} lacks a contract docstring"
@@ -43,10 +43,10 @@ def test_every_hook_is_exercised_by_a_test():
 def test_builtins_come_through_the_same_hooks():
     reg = get_registry(strict=True)
     assert DEFAULT_PLUGINS == ("causalarena.metrics", "causalarena.interventions", "causalarena.components",
-                               "causalarena.commands")
+                               "causalarena.commands", "causalarena.tasks")
     assert reg.intervention("default").distribution == "causal-arena"
     assert {"f1", "shd", "nshd", "sid", "auroc", "ap", "precision", "recall"} <= set(reg.metrics)
-    assert all(m.distribution == "causal-arena" for m in reg.metrics.values())
+    assert all(m.distribution == "causal-arena" for m in reg.metrics.values() if m.task == "discovery")
 
 
 def test_extra_plugin_records_are_typed_and_named():
@@ -95,7 +95,6 @@ def test_a_raising_hook_is_reported_or_strict_error():
 @pytest.mark.parametrize("kwargs,message", [
     ({"name": "", "factory": "x:Y"}, "non-empty identifier"),
     ({"name": "bad name", "factory": "x:Y"}, "non-empty identifier"),
-    ({"name": "ok", "factory": "x:Y", "output_kind": "mag"}, "output_kind"),
 ])
 def test_record_validation(kwargs, message):
     with pytest.raises(ValueError, match=message):

@@ -8,6 +8,7 @@ import inspect
 import pytest
 from fault_methods import TESTS_DIR, ChainInstance, info
 
+import causalarena.progress as progress
 import causalarena.report as report
 import causalarena.runner as runner
 import causalarena.runs as runs
@@ -24,7 +25,7 @@ ENV = {"PYTHONPATH": TESTS_DIR}
 def test_the_modules_share_the_records_lists():
     assert report.STATUSES is STATUSES and report.FAILURE_STATUSES is FAILURE_STATUSES
     assert store.STATUSES is STATUSES
-    assert runner.FAILURE_STATUSES is FAILURE_STATUSES
+    assert progress.FAILURE_STATUSES is FAILURE_STATUSES
     assert "env_error" in FAILURE_STATUSES
     assert set(STATUSES) - set(FAILURE_STATUSES) == {"ok", "unsupported"}
 

@@ -2,7 +2,7 @@
 
 Runs are written with ``Store.record(row, estimate=(EffectPrediction, EffectOracle))``
 like the runner does; each run's metrics are the core's own functions of its
-estimate (:mod:`causalarena.effect`), so a stored sPEHE² is the estimate's.
+estimate (:mod:`arena_task_effect.effect`), so a stored sPEHE² is the estimate's.
 Every estimate is τ + e with a chosen error vector e at q = 4 queries
 (ids 10–13), so sPEHE² = mean e², its mean-effect part (mean e)² and its
 centred part mean (e − mean e)².
@@ -32,7 +32,7 @@ from typing import Dict, Optional, Sequence
 
 import numpy as np
 
-from causalarena.effect import (
+from arena_task_effect.effect import (
     EffectOracle,
     EffectPrediction,
     bound_rmse,

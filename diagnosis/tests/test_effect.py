@@ -21,11 +21,12 @@ from arena_diagnosis import slices
 from arena_diagnosis.report import write_diagnosis
 from causalarena.records import ReportContext
 from causalarena.store import Store
+from arena_task_effect.task import estimates_frame
 
 
 def _frames(path: Path):
     with Store(str(path), readonly=True) as store:
-        return store.runs_frame(), store.estimates_frame()
+        return store.runs_frame(), estimates_frame(store)
 
 
 @pytest.fixture(scope="module")
@@ -44,9 +45,9 @@ def _context(results: Path, options=None):
     path = results / "arena.sqlite"
     runs, _ = _frames(path)
 
-    def read(name):
+    def read(name, *args):
         with Store(str(path), readonly=True) as s:
-            return getattr(s, name)()
+            return getattr(s, name)(*args)
 
     registry = SimpleNamespace(methods={})
     return ReportContext(results=results, store_path=path, runs=runs, registry=registry, console=tw._Console(),

@@ -72,9 +72,9 @@ def _context(tmp_path: Path, with_predictions: bool = True, options=None):
     with Store(str(path), readonly=True) as store:
         runs = store.runs_frame()
 
-    def read(name):
+    def read(name, *args):
         with Store(str(path), readonly=True) as s:
-            return getattr(s, name)()
+            return getattr(s, name)(*args)
 
     prior = PretrainingPrior(axes={"graph": ("er",)}, source="a test's own model card")
     registry = SimpleNamespace(methods={"pc": SimpleNamespace(prior=None), "ges": SimpleNamespace(prior=None),

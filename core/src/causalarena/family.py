@@ -186,8 +186,9 @@ class Family:
         out = []
         for inst in self.instances():
             error = getattr(inst, "error", None) or ""
-            effect = getattr(inst, "task", "discovery") == "effect"  # no graph: d is the covariates, unknown here
-            d = None if error or effect else int(inst.true_adjacency().shape[0])
+            # an instance of another task may have no graph (e.g. a world of views): d unknown here
+            graph = getattr(inst, "task", "discovery") == "discovery"
+            d = None if error or not graph else int(inst.true_adjacency().shape[0])
             out.append(InstanceSummary(scm_id=inst.scm_id, d=d, splits=tuple(inst.splits),
                                        n_replicates=inst.n_replicates, error=str(error)))
         return out

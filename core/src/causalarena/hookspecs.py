@@ -33,6 +33,7 @@ from .records import (
     MethodInfo,
     MetricInfo,
     ReportInfo,
+    TaskInfo,
 )
 
 PROJECT = "causalarena"
@@ -225,4 +226,26 @@ def arena_executors() -> Iterable[ExecutorInfo]:
 
     Returns:
         An iterable of :class:`ExecutorInfo` with unique names.
+    """
+
+
+@hookspec
+def arena_tasks() -> Iterable[TaskInfo]:
+    """Return tasks: what methods do with instances, and how a cell is checked, scored and kept.
+
+    The core registers ``"discovery"`` (:class:`causalarena.tasks.DiscoveryTask`). A task's
+    factory is a :class:`causalarena.tasks.Task` subclass, imported only when a cell of the task
+    runs; methods, families and metrics name it in their ``task`` field (a record naming a task
+    that no installed distribution registers is reported by ``arena plugins`` and left out).
+    ``arena-task-effect`` registers the CausalIDView effect task this way.
+
+    Returns:
+        An iterable of :class:`TaskInfo` with unique names.
+
+    Example::
+
+        @hookimpl
+        def arena_tasks():
+            yield TaskInfo(name="ranking", factory="my_pkg.task:RankingTask",
+                           help="a causal order from a table, scored by its order divergence")
     """

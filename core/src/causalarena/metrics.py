@@ -37,7 +37,7 @@ import numpy as np
 
 from .conventions import CPDAG_ORIENTATIONS, CPDAG_REPAIRS, ORIENTED_KINDS, directed_cycle_edges
 from .hookspecs import hookimpl
-from .records import MetricInfo
+from .records import DISCOVERY, MetricInfo
 
 __all__ = [
     "arena_metrics",
@@ -710,14 +710,6 @@ def arena_metrics():
     for name, higher, needs_scores, description in _METRICS:
         yield MetricInfo(name=name, factory=f"{_MODULE}:{name}", higher_is_better=higher,
                          needs_scores=needs_scores, description=description)
-    from .effect import EFFECT_METRICS, PAIRED_EFFECT_METRICS
-
-    for name, higher, description in EFFECT_METRICS:
-        yield MetricInfo(name=name, factory=f"causalarena.effect:{name}", higher_is_better=higher,
-                         description=description, task="effect")
-    for name, description in PAIRED_EFFECT_METRICS:
-        yield MetricInfo(name=name, factory=f"causalarena.effect:{name}", higher_is_better=False,
-                         description=description, task="effect", paired=True)
 
 
 def _is_rust_panic(exc: BaseException) -> bool:
@@ -788,8 +780,8 @@ def compute_metrics(
         return ranked["value"]
 
     for name, info in metrics.items():
-        if getattr(info, "task", "discovery") != "discovery":
-            continue  # an effect metric (causalarena.effect) scores effect runs only
+        if getattr(info, "task", DISCOVERY) != DISCOVERY:
+            continue  # another task's metric scores that task's runs only
         if info.needs_scores and edge_scores is None:
             values[name] = None
             continue

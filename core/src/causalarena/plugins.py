@@ -45,6 +45,7 @@ from .records import (
     MethodInfo,
     MetricInfo,
     ReportInfo,
+    TaskInfo,
 )
 
 if sys.version_info >= (3, 10):
@@ -61,6 +62,7 @@ DEFAULT_PLUGINS = (
     "causalarena.interventions",
     "causalarena.components",
     "causalarena.commands",
+    "causalarena.tasks",
 )
 
 
@@ -107,7 +109,9 @@ class Registry:
     commands: Dict[str, CommandInfo] = attrs.field(factory=dict)
     reports: Dict[str, ReportInfo] = attrs.field(factory=dict)
     executors: Dict[str, ExecutorInfo] = attrs.field(factory=dict)
+    tasks: Dict[str, TaskInfo] = attrs.field(factory=dict)
     errors: List[LoadError] = attrs.field(factory=list)
+    _task_objects: Dict[str, Any] = attrs.field(factory=dict, init=False, repr=False, eq=False)
 
     def kind(self, kind: str) -> Dict[str, Any]:
         return getattr(self, kind)
@@ -118,6 +122,16 @@ class Registry:
 
     def family(self, name: str) -> FamilyInfo:
         return _lookup(self.families, name, "family")
+
+    def task(self, name: str) -> Any:
+        """The :class:`~causalarena.tasks.Task` object of task ``name``, built once per registry.
+
+        Raises:
+            KeyError: no installed distribution registers the task (the message lists what is).
+        """
+        if name not in self._task_objects:
+            self._task_objects[name] = _lookup(self.tasks, name, "task").load()
+        return self._task_objects[name]
 
     def intervention(self, name: str) -> InterventionInfo:
         return _lookup(self.interventions, name, "intervention protocol")
@@ -336,7 +350,41 @@ def get_registry(strict: Optional[bool] = None, extra_plugins: Iterable[Any] = (
                         f"{dist_name} {dist_version}"
                     )
                 table[key] = rec
+    _drop_taskless(registry, strict)
     return registry
+
+
+def _output_kinds(registry: Registry, task: str) -> tuple:
+    """The output kinds task ``task`` accepts (its Task class attribute; () when it cannot be loaded)."""
+    try:
+        return tuple(registry.task(task).output_kinds)
+    except Exception:  # noqa: BLE001 - a task that cannot load leaves its methods unusable, reported elsewhere
+        return ()
+
+
+def _drop_taskless(registry: Registry, strict: bool) -> None:
+    """Move methods, families and metrics of a task no installed distribution registers to the errors,
+    and methods whose ``output_kind`` their task does not accept.
+
+    Raises:
+        PluginLoadError: with ``strict``, naming the record, its distribution and the task.
+    """
+    for kind in ("methods", "families", "metrics"):
+        table = registry.kind(kind)
+        for name, rec in list(table.items()):
+            if rec.task not in registry.tasks:
+                msg = (f"{_singular(kind)} {name!r} serves the task {rec.task!r}, which no installed distribution "
+                       f"registers (installed tasks: {', '.join(sorted(registry.tasks)) or 'none'}); install the "
+                       "task's distribution")
+            elif kind == "methods" and rec.output_kind not in _output_kinds(registry, rec.task):
+                msg = (f"method {name!r}: output_kind {rec.output_kind!r} is not one of the {rec.task} task's "
+                       f"{list(_output_kinds(registry, rec.task))}")
+            else:
+                continue
+            if strict:
+                raise PluginLoadError(f"{rec.distribution} {rec.version}: {msg}")
+            registry.errors.append(LoadError(name, rec.distribution, rec.version, msg))
+            del table[name]
 
 
 _DEFAULT: List[Registry] = []

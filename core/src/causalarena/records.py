@@ -16,13 +16,15 @@ from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Type
 
 import attrs
 
-__all__ = ["COMPONENT_KINDS", "DATA_TYPES", "TASKS", "FAILURE_STATUSES", "OUTPUT_KINDS", "PRIOR_AXES", "RECORD_TYPES", "STATUSES",
-           "CommandInfo", "ComponentInfo", "FamilyInfo", "InterventionInfo", "IsolationInfo", "MethodInfo",
+__all__ = ["COMPONENT_KINDS", "DATA_TYPES", "DISCOVERY", "FAILURE_STATUSES", "OUTPUT_KINDS", "PRIOR_AXES", "RECORD_TYPES", "STATUSES",
+           "CommandInfo", "ComponentInfo", "FamilyInfo", "TaskInfo", "InterventionInfo", "IsolationInfo", "MethodInfo",
            "MetricInfo", "PretrainingPrior", "ReportContext", "ReportInfo", "ExecutorInfo", "Status", "resolve"]
 
+#: the native graph outputs of the built-in discovery task; another task declares its own
+#: (:attr:`causalarena.tasks.Task.output_kinds`)
 OUTPUT_KINDS = ("dag", "cpdag", "pag")
-#: the tasks a record may serve (:mod:`causalarena.effect`)
-TASKS = ("discovery", "effect")
+#: the core's built-in task (a graph from a table); other tasks come through ``arena_tasks``
+DISCOVERY = "discovery"
 #: the kinds of table a discovery method may declare it accepts (:attr:`MethodInfo.data_types`) and an
 #: instance may serve (``Instance.data_type``): real-valued columns, or category codes 0..k-1 per column
 DATA_TYPES = ("continuous", "categorical")
@@ -203,7 +205,9 @@ class MethodInfo:
         factory: import path of a :class:`causalarena.method.Method` subclass.
         supports_interventions: the method consumes ``intervention_mask``; a
             method without it is *missing* on obs+int splits (App. B.1).
-        output_kind: ``"dag"``, ``"cpdag"`` or ``"pag"`` (native output).
+        output_kind: the native output, one of its task's
+            :attr:`~causalarena.tasks.Task.output_kinds` (discovery: ``"dag"``,
+            ``"cpdag"`` or ``"pag"``; checked when the registry is built).
         handles_missing: accepts NaN entries in ``X`` (case I4).
         min_samples_factor: input check: require ``n >= factor * d`` rows
             (case I6); 0 disables.
@@ -222,13 +226,13 @@ class MethodInfo:
             (:class:`PretrainingPrior`); ``None`` (default) for methods that
             are not pretrained, or whose prior is not declared: the exposure
             analysis leaves them out.
-        task: the task the method serves, ``"discovery"`` (default: a graph
-            from a table) or ``"effect"`` (a CATE or bounds at query units;
-            :mod:`causalarena.effect`); a method is only paired with
-            instances of its task.
-        views: for an effect method, the views (an effect instance's splits,
-            e.g. ``("bd",)``) it supports; a cell on another view is
-            ``unsupported`` (missing, not failed). Empty: every view.
+        task: the name of the task the method serves (a :class:`TaskInfo`):
+            ``"discovery"`` (default: a graph from a table) or a task a
+            distribution registers; a method is only paired with instances of
+            its task.
+        views: the splits (for a task whose splits are views, e.g. ``("bd",)``)
+            the method supports; a cell on another split is ``unsupported``
+            (missing, not failed). Empty: every split.
         data_types: the kinds of table the method accepts, among
             :data:`DATA_TYPES` (default ``("continuous",)``); a cell whose
             instance serves another kind (``Instance.data_type``, e.g. the
@@ -239,11 +243,11 @@ class MethodInfo:
 
     name: str = attrs.field(validator=_check_name)
     factory: str
-    task: str = attrs.field(default="discovery", validator=attrs.validators.in_(TASKS))
+    task: str = attrs.field(default=DISCOVERY, validator=_check_name)
     views: tuple = attrs.field(default=(), converter=tuple)
     data_types: tuple = attrs.field(default=("continuous",), converter=_data_types)
     supports_interventions: bool = False
-    output_kind: str = attrs.field(default="dag", validator=attrs.validators.in_(OUTPUT_KINDS + ("effect",)))
+    output_kind: str = attrs.field(default="dag", validator=_check_name)
     handles_missing: bool = False
     min_samples_factor: float = 0.0
     requires_full_rank: bool = False
@@ -269,14 +273,14 @@ class FamilyInfo:
         name: ``"synthetic"``, ``"semantic"``, ``"formula"``, ``"real"`` …
         factory: import path of a :class:`causalarena.family.Family` subclass.
         kind: ``"synthetic"``, ``"semantic"``, ``"formula"`` or ``"real"``.
-        task: ``"discovery"`` (default) or ``"effect"``: what its instances are for.
+        task: the name of the task its instances serve (default ``"discovery"``).
         description: one line shown by ``arena families``.
     """
 
     name: str = attrs.field(validator=_check_name)
     factory: str
     kind: str = "synthetic"
-    task: str = attrs.field(default="discovery", validator=attrs.validators.in_(TASKS))
+    task: str = attrs.field(default=DISCOVERY, validator=_check_name)
     description: str = ""
     citation: str = ""
     distribution: str = ""
@@ -317,20 +321,20 @@ class MetricInfo:
         name: column name in the result store (``"f1"``, ``"shd"`` …).
         factory: import path of ``f(true_adjacency, adjacency, edge_scores) ->
             float | None`` (d × d arrays, row = parent); ``None`` = undefined.
-            An ``"effect"`` metric's factory is ``f(oracle, prediction) -> float | None``
-            (:class:`causalarena.effect.EffectOracle`, :class:`~causalarena.effect.EffectPrediction`).
+            A metric of another task takes what that task's
+            :meth:`~causalarena.tasks.Task.score` passes it (its docstring says).
         higher_is_better: direction for rankings.
         needs_scores: only computed when the method returned edge scores.
-        task: ``"discovery"`` (default) or ``"effect"``: the runs it scores.
-        paired: an effect metric computed by the report on a pair of runs
-            (a world and its Stay / Move variant) from stored estimates, not per run.
+        task: the name of the task whose runs it scores (default ``"discovery"``).
+        paired: computed by a report on a pair of runs from stored outputs,
+            not per run (e.g. a world and its Stay / Move variant).
     """
 
     name: str = attrs.field(validator=_check_name)
     factory: str
     higher_is_better: bool = True
     needs_scores: bool = False
-    task: str = attrs.field(default="discovery", validator=attrs.validators.in_(TASKS))
+    task: str = attrs.field(default=DISCOVERY, validator=_check_name)
     paired: bool = False
     description: str = ""
     distribution: str = ""
@@ -399,6 +403,40 @@ class ComponentInfo:
 
     def load(self) -> type:
         return resolve(self.factory)
+
+
+@attrs.frozen(kw_only=True)
+class TaskInfo:
+    """A task contributed through ``arena_tasks``: what methods do to instances and how it is scored.
+
+    The core registers ``"discovery"`` (a graph from a table, :class:`causalarena.tasks.DiscoveryTask`);
+    a distribution adds another (``arena-task-effect`` registers the effect task). A method, a family
+    and a metric name the task they serve (``MethodInfo.task`` …); the runner pairs them by it and
+    runs every cell through its task's :class:`~causalarena.tasks.Task` object.
+
+    Attributes:
+        name: the task's name (``"discovery"``), what records' ``task`` fields name.
+        factory: import path of a :class:`causalarena.tasks.Task` subclass (or instance), imported
+            only when a cell of the task runs or its runs are reported.
+        help: one line shown by ``arena plugins`` and ``arena run --help``.
+        distribution, version: filled by the plugin manager.
+    """
+
+    name: str = attrs.field(validator=_check_name)
+    factory: str
+    help: str = ""
+    distribution: str = ""
+    version: str = ""
+
+    @property
+    def description(self) -> str:
+        """The one line ``arena plugins`` lists (:attr:`help`)."""
+        return self.help
+
+    def load(self) -> Any:
+        """The task object (a class is instantiated with no arguments)."""
+        obj = resolve(self.factory)
+        return obj() if isinstance(obj, type) else obj
 
 
 @attrs.frozen(kw_only=True)
@@ -499,7 +537,7 @@ class ReportInfo:
         return resolve(self.check) if self.check else None
 
 
-def _no_reader(name: str) -> Any:
+def _no_reader(name: str, *args: Any) -> Any:
     raise RuntimeError(f"this ReportContext was built without a store reader: cannot read {name}")
 
 
@@ -518,9 +556,9 @@ class ReportContext:
             "reference": [...] | None, "metrics": (...)}`` from ``arena report
             --analyses a,b --factors f,g --reference m1,m2 --metrics ...``
             (None: the report's default).
-        reader: ``name -> value`` calling the read-only store's reader of that
-            name (``"predictions_frame"``, ``"truths"``,
-            ``"missing_predictions"``); ``arena report`` passes one, a test
+        reader: ``(name, *args) -> value`` calling the read-only store's reader of that
+            name (``"predictions_frame"``, ``"truths"``, ``"missing_predictions"``,
+            ``"kept_frame"``); ``arena report`` passes one, a test
             may pass ``{...}.__getitem__``. (The store is read through it so
             that this record module never imports the store.)
 
@@ -534,13 +572,13 @@ class ReportContext:
     registry: Any
     console: Any
     options: Dict[str, Any] = attrs.field(factory=dict)
-    reader: Callable[[str], Any] = attrs.field(default=_no_reader, repr=False, eq=False)
-    _cache: Dict[str, Any] = attrs.field(factory=dict, init=False, repr=False, eq=False)
+    reader: Callable[..., Any] = attrs.field(default=_no_reader, repr=False, eq=False)
+    _cache: Dict[Any, Any] = attrs.field(factory=dict, init=False, repr=False, eq=False)
 
-    def _read(self, name: str) -> Any:
-        if name not in self._cache:
-            self._cache[name] = self.reader(name)
-        return self._cache[name]
+    def _read(self, name: str, *args: Any) -> Any:
+        if (name, args) not in self._cache:
+            self._cache[(name, args)] = self.reader(name, *args)
+        return self._cache[(name, args)]
 
     def predictions(self) -> Any:
         """:meth:`causalarena.store.Store.predictions_frame` (empty for a store older than kept predictions)."""
@@ -550,10 +588,9 @@ class ReportContext:
         """:meth:`causalarena.store.Store.truths`: ``truth_id`` → :class:`causalarena.predictions.Truth`."""
         return self._read("truths")
 
-    def estimates(self) -> Any:
-        """:meth:`causalarena.store.Store.estimates_frame`: one row per ``ok`` effect run, with
-        query ids, τ̂ / bounds and the oracle at the queries as arrays (empty without effect runs)."""
-        return self._read("estimates_frame")
+    def kept(self, table: str, arrays: Tuple[str, ...] = ()) -> Any:
+        """:meth:`causalarena.store.Store.kept_frame`: a task's kept table (``arrays`` unpacked)."""
+        return self._read("kept_frame", table, tuple(arrays))
 
     def missing_predictions(self) -> int:
         """``ok`` runs without a stored prediction (:meth:`causalarena.store.Store.missing_predictions`)."""
@@ -578,4 +615,5 @@ RECORD_TYPES: Dict[str, Type[Any]] = {
     "commands": CommandInfo,
     "reports": ReportInfo,
     "executors": ExecutorInfo,
+    "tasks": TaskInfo,
 }

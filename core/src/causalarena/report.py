@@ -33,16 +33,15 @@ T(k) = T_fixed + k·T_graph to the workers' nested-k cumulative times.
 
 from __future__ import annotations
 
-import json
 import math
 import warnings
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
 
-from .records import FAILURE_STATUSES, STATUSES, Status
+from .records import DISCOVERY, FAILURE_STATUSES, STATUSES, Status
 
 __all__ = [
     "RUN_COLUMNS",
@@ -77,7 +76,7 @@ AVG = "Avg"
 _DECIMALS = {"shd": 1, "sid": 1, "n_edges": 1, "wall_seconds": 1, "fit_seconds": 1}
 
 
-def _prepare(runs: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
+def prepare_runs(runs: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
     """Validate ``runs`` and return the copy the aggregations read.
 
     * A metric column may be absent only when no run succeeded (a grid where
@@ -238,7 +237,7 @@ def leaderboard_numeric(runs: pd.DataFrame, metrics: Sequence[str] = ("f1", "shd
             values (named).
     """
     metrics = list(metrics)
-    runs = _prepare(runs, metrics)
+    runs = prepare_runs(runs, metrics)
     methods = list(dict.fromkeys(runs["method"]))
     columns = _columns(runs)
     groups = {key: g for key, g in runs.groupby(["method", "family", "split"], sort=False)}
@@ -327,7 +326,7 @@ def failure_table(runs: pd.DataFrame) -> pd.DataFrame:
     Raises:
         ValueError: missing columns or unknown statuses.
     """
-    runs = _prepare(runs, [])
+    runs = prepare_runs(runs, [])
     keys = ["method", "family", "split"]
     counts = (runs.assign(status=runs["status"].astype(str))
               .groupby(keys + ["status"], sort=False).size()
@@ -423,117 +422,51 @@ def to_markdown(df: pd.DataFrame, index: bool = True) -> str:
 
 
 # ---------------------------------------------------------------------------
-# tasks: discovery runs feed the leaderboard above, effect runs the effect table below
+# tasks: discovery runs feed the leaderboard above; another task's runs its own section
 # ---------------------------------------------------------------------------
-
-#: the effect table's status-count columns, named by the statuses they count
-OK, UNSUPPORTED = Status.OK.value, Status.UNSUPPORTED.value
-#: the metrics of the effect table (:mod:`causalarena.effect`), shown when present
-EFFECT_COLUMNS = ("spehe2", "mean_effect_error", "centred_cate_error", "bound_rmse", "containment")
 
 
 def task_runs(runs: pd.DataFrame, task: str) -> pd.DataFrame:
-    """The runs of one task (``"discovery"`` or ``"effect"``); rows stored before tasks existed
-    (no ``task`` column, or NULL) are discovery runs."""
+    """The runs of one task (``"discovery"``, or a task a distribution registers); rows stored
+    before tasks existed (no ``task`` column, or NULL) are discovery runs."""
     if "task" not in runs.columns:
-        return runs if task == "discovery" else runs.iloc[0:0]
-    return runs[runs["task"].fillna("discovery").astype(str) == task]
+        return runs if task == DISCOVERY else runs.iloc[0:0]
+    return runs[runs["task"].fillna(DISCOVERY).astype(str) == task]
 
 
-def _original_variant(runs: pd.DataFrame) -> pd.Series:
-    """True for runs on an unperturbed instance: a family marks the perturbed copies it offers for
-    paired analyses (CausalIDView's Stay / Move worlds) with the factor ``variant`` ≠ ``original``."""
-    def variant(text: Any) -> str:
-        try:
-            return str(json.loads(text).get("variant", "original")) if isinstance(text, str) else "original"
-        except ValueError:
-            return "original"
+def _other_tasks(runs: pd.DataFrame, tasks: Optional[Mapping[str, Any]]) -> List[Tuple[str, Any, pd.DataFrame]]:
+    """``(name, Task object or None, runs)`` of every task but discovery with runs in ``runs``.
 
-    if "factors" not in runs.columns:
-        return pd.Series(True, index=runs.index)
-    return runs["factors"].map(variant) == "original"
-
-
-def effect_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """The effect-estimation table: one row per method × family × view (split).
-
-    Over the original instances (not a Stay / Move copy, see
-    :func:`_original_variant`) at the default context size (no ``--n``), one
-    row per dataset for a family whose instances carry the factor ``dataset``
-    (``family`` is then ``"effect_real:ihdp"``):
-    ``instances`` with an ``ok`` run, the mean and sample SD (ddof 1, NaN for one instance) over instances of
-    ``spehe2`` (each instance's replicate mean first, as the leaderboard does),
-    the means of its two parts ``mean_effect_error`` + ``centred_cate_error``
-    (they sum to ``spehe2_mean``), ``bound_rmse`` and ``containment`` for bounds
-    views, and the status counts ``ok``, ``unsupported`` and ``failures``.
-
-    Raises:
-        ValueError: missing columns or unknown statuses (as :func:`failure_table`).
+    ``tasks`` maps a name to its :class:`causalarena.tasks.Task` (default: the installed ones,
+    :func:`causalarena.plugins.default_registry`); a task that is not installed gets ``None``
+    (its runs are counted in ``failures.csv`` but get no section of their own).
     """
-    runs = task_runs(runs, "effect")
-    # the main table: original instances at the default context size; filtered before _prepare so a
-    # context-length (--n) run of the same cell never stands in for the default one
-    runs = runs[_original_variant(runs)]
-    if "n_override" in runs.columns:
-        runs = runs[runs["n_override"].isna()]
-    runs = _prepare(runs, [])
-    if "factors" in runs.columns:  # a family of several datasets (effect_real): one row per dataset, never pooled
-        dataset = runs["factors"].map(lambda t: json.loads(t).get("dataset") if isinstance(t, str) else None)
-        runs = runs.assign(family=[f if d is None else f"{f}:{d}" for f, d in zip(runs["family"], dataset)])
-    cols = ["method", "family", "split", "instances", "spehe2_mean", "spehe2_sd", "mean_effect_error_mean",
-            "centred_cate_error_mean", "bound_rmse_mean", "containment_mean", OK, UNSUPPORTED, "failures"]
-    if not len(runs):
-        return pd.DataFrame(columns=cols)
-    status = runs["status"].astype(str)
-    rows = []
-    for (method, family, split), g in runs.groupby(["method", "family", "split"], sort=True):
-        st = status.loc[g.index]
-        ok = g[st == Status.OK.value]
-        per = ok.groupby("scm_id")[[m for m in EFFECT_COLUMNS if m in ok.columns]].mean()
-        row: Dict[str, Any] = {"method": method, "family": family, "split": split, "instances": int(len(per)),
-                               OK: int((st == OK).sum()), UNSUPPORTED: int((st == UNSUPPORTED).sum()),
-                               "failures": int(st.isin(FAILURE_STATUSES).sum())}
-        for m in EFFECT_COLUMNS:
-            values = per[m].dropna() if m in per.columns else pd.Series(dtype=float)
-            row[f"{m}_mean"] = float(values.mean()) if len(values) else math.nan
-            if m == "spehe2":  # the sample SD over instances, as the discovery leaderboard's cells (NaN for one)
-                row["spehe2_sd"] = float(values.std(ddof=1)) if len(values) > 1 else math.nan
-        rows.append(row)
-    return pd.DataFrame(rows)[cols]
+    if "task" not in runs.columns:
+        return []
+    names = sorted(set(runs["task"].fillna(DISCOVERY).astype(str)) - {DISCOVERY})
+    out = []
+    for name in names:
+        if tasks is not None:
+            obj = tasks.get(name)
+        else:
+            from .plugins import default_registry
+
+            registry = default_registry()
+            obj = registry.task(name) if name in registry.tasks else None
+        out.append((name, obj, task_runs(runs, name)))
+    return out
 
 
-def _effect_cell(row: pd.Series) -> str:
-    if row[OK] == 0:
-        return MISSING + (f" {WARN}{row['failures']}" if row["failures"] else "")
-    if row["spehe2_mean"] == row["spehe2_mean"]:
-        sd = MISSING if row["spehe2_sd"] != row["spehe2_sd"] else f"{row['spehe2_sd']:.3f}"
-        text = f"{row['spehe2_mean']:.3f} ({sd})"
-    else:
-        text = f"{row['bound_rmse_mean']:.3f}" if row["bound_rmse_mean"] == row["bound_rmse_mean"] else MISSING
-    return text + (f" {WARN}{row['failures']}" if row["failures"] else "")
-
-
-def effect_leaderboard(runs: pd.DataFrame) -> pd.DataFrame:
-    """:func:`effect_table` as strings, methods × ``family/view``: ``"sPEHE² mean (sd)"`` for a
-    point view, the bound-endpoint RMSE for a bounds view, ``–`` unsupported, ``⚠k`` failures."""
-    table = effect_table(runs)
-    if not len(table):
-        return pd.DataFrame()
-    table["column"] = table["family"] + "/" + table["split"]
-    out = table.assign(text=table.apply(_effect_cell, axis=1)).pivot(index="method", columns="column",
-                                                                       values="text")
-    out.columns.name = None
-    return out.fillna(MISSING)
-
-
-def write_report(runs: pd.DataFrame, outdir: Any,
-                 metrics: Sequence[str] = ("f1", "shd")) -> Dict[str, Path]:
+def write_report(runs: pd.DataFrame, outdir: Any, metrics: Sequence[str] = ("f1", "shd"),
+                 tasks: Optional[Mapping[str, Any]] = None) -> Dict[str, Path]:
     """Write the report files into ``outdir`` (created if needed).
 
     Files: ``leaderboard.csv`` and ``leaderboard.parquet`` (the numeric
     leaderboard, :func:`leaderboard_numeric`), ``runs.parquet`` (the input
     runs), ``failures.csv`` (:func:`failure_table` per task, with a ``task`` column) and ``leaderboard.md``
-    (the Table 2 layout strings and the failure table in Markdown).
+    (the Table 2 layout strings and the failure table in Markdown). The runs of another task
+    get its own files and section (:meth:`causalarena.tasks.Task.write_report`; ``tasks``: name →
+    Task, default the installed ones).
 
     Also ``sortability.csv`` (:func:`sortability_table`).
 
@@ -549,16 +482,15 @@ def write_report(runs: pd.DataFrame, outdir: Any,
     """
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    all_runs, effect = runs, task_runs(runs, "effect")
-    runs = task_runs(runs, "discovery")
+    all_runs, others = runs, _other_tasks(runs, tasks)
+    runs = task_runs(runs, DISCOVERY)
     numeric = leaderboard_numeric(runs, metrics)
     table = leaderboard(runs, metrics)
     failures = failure_table(runs)
-    # failures.csv counts the runs of both tasks (a task column says whose); leaderboard.md keeps one
+    # failures.csv counts the runs of every task (a task column says whose); leaderboard.md keeps one
     # status table per task, each under its own leaderboard
-    effect_failures = failure_table(effect) if len(effect) else failures.iloc[0:0]
-    every_failure = pd.concat([failures.assign(task="discovery"), effect_failures.assign(task="effect")],
-                              ignore_index=True)
+    every_failure = pd.concat([failures.assign(task=DISCOVERY),
+                               *(failure_table(r).assign(task=name) for name, _, r in others)], ignore_index=True)
     paths = {name: outdir / name for name in ("leaderboard.csv", "leaderboard.parquet",
                                               "runs.parquet", "failures.csv", "sortability.csv", "leaderboard.md")}
     sortab = sortability_table(runs)
@@ -571,15 +503,15 @@ def write_report(runs: pd.DataFrame, outdir: Any,
             del paths[name]
     every_failure[["task", *failures.columns]].to_csv(paths["failures.csv"], index=False)
     title = " / ".join(m.upper() if len(m) <= 4 else m for m in metrics)
-    md: List[str] = [] if not len(runs) and len(effect) else [f"# Leaderboard ({title})", "",
+    md: List[str] = [] if not len(runs) and others else [f"# Leaderboard ({title})", "",
           "Cells: mean (sd) over SCM-level means of replicates; – = unsupported (the method does not "
           "consume interventions), no runs, or the metric is undefined (an sd over one SCM; SID "
           "against a cyclic published graph); "
           f"{WARN}k = k failed runs (means over successes; on Avg, all the method's failures, including "
           "cells left out because every run failed). Avg = unweighted mean of available "
           "cell means (sd: mean of cell sds).", "",
-          to_markdown(table), "## Run status counts" + (" (discovery runs)" if len(effect) else ""), "",
-          to_markdown(failures, index=False)]  # an effect-only folder: no empty discovery table
+          to_markdown(table), "## Run status counts" + (" (discovery runs)" if others else ""), "",
+          to_markdown(failures, index=False)]  # a folder of another task only: no empty discovery table
     if len(sortab):
         md += ["", "## Sortability of the data (raw tables, Reisach et al. 2021 / 2023)", "",
                "Varsortability near 1 means sorting variables by marginal variance recovers the causal "
@@ -588,17 +520,11 @@ def write_report(runs: pd.DataFrame, outdir: Any,
                to_markdown(sortab.round(3), index=False)]
         for key, t in slices.items():
             md += ["", f"### By {key}", "", to_markdown(t.round(3), index=False)]
-    if len(effect):
-        paths["effect.csv"] = outdir / "effect.csv"
-        effect_table(effect).to_csv(paths["effect.csv"], index=False)
-        md += [*([""] if md else []), "# Effect estimation (sPEHE², CausalIDView App. E.1)", "",
-               "Cells: mean (sd) over instances of sPEHE² at the query units (bounds views: the "
-               "bound-endpoint RMSE), on the original worlds at the default context size; – = unsupported "
-               "view or no ok run; ⚠k = k failed runs. effect.csv has the decomposition into mean-effect "
-               "and centred-CATE error. The status counts below cover every effect run, Stay / Move "
-               "variants and `--n` runs included.", "",
-               to_markdown(effect_leaderboard(effect)), "", "## Effect run status counts", "",
-               to_markdown(effect_failures, index=False)]
+    for _, task, task_rows in others:
+        if task is not None and hasattr(task, "write_report"):
+            files, lines = task.write_report(task_rows, outdir)
+            paths.update(files)
+            md += [*([""] if md else []), *lines]
     paths["leaderboard.md"].write_text("\n".join(md), encoding="utf-8")
     return paths
 
@@ -620,14 +546,16 @@ def _write_parquet(frame: pd.DataFrame, path: Path) -> bool:
     return True
 
 
-def print_report(runs: pd.DataFrame, console: Optional[Any] = None,
-                 metrics: Sequence[str] = ("f1", "shd")) -> None:
+def print_report(runs: pd.DataFrame, console: Optional[Any] = None, metrics: Sequence[str] = ("f1", "shd"),
+                 tasks: Optional[Mapping[str, Any]] = None) -> None:
     """Print the leaderboard (and failures, if any) as rich tables.
 
     Args:
         runs: runs table.
         console: a :class:`rich.console.Console` (default: a new one on stdout).
         metrics: metric columns shown in each cell.
+        tasks: task name → :class:`causalarena.tasks.Task` for the runs of other tasks, printed
+            first by their task (default: the installed tasks).
 
     Raises:
         ValueError: as :func:`leaderboard_numeric`.
@@ -636,16 +564,17 @@ def print_report(runs: pd.DataFrame, console: Optional[Any] = None,
     from rich.table import Table
 
     console = console or Console()
-    effect = task_runs(runs, "effect")
-    runs = task_runs(runs, "discovery")
-    if len(effect):
-        _print_effect(effect, console)
-        if not len(runs):
-            return
+    others = _other_tasks(runs, tasks)
+    runs = task_runs(runs, DISCOVERY)
+    for _, task, task_rows in others:
+        if task is not None and hasattr(task, "print_report"):
+            task.print_report(task_rows, console)
+    if others and not len(runs):
+        return
     table = leaderboard(runs, metrics)
     title = " / ".join(m.upper() if len(m) <= 4 else m for m in metrics)
-    _print_method_table(table, console, f"Leaderboard ({title}): mean (sd) over SCMs")
-    _print_failures(runs, console, "Failed runs (status counts)")
+    print_method_table(table, console, f"Leaderboard ({title}): mean (sd) over SCMs")
+    print_failures(runs, console, "Failed runs (status counts)")
     sortab = sortability_table(runs)
     if len(sortab):
         stable = Table(title="Sortability of the raw data (varsortability: 0.5 chance, 1 = variance gives the order)")
@@ -661,16 +590,7 @@ def print_report(runs: pd.DataFrame, console: Optional[Any] = None,
         console.print(stable)
 
 
-def _print_effect(effect: pd.DataFrame, console: Any) -> None:
-    """The effect table (:func:`effect_leaderboard`) and its failures as rich tables."""
-    table = effect_leaderboard(effect)
-    if len(table):
-        _print_method_table(table, console, "Effect estimation: sPEHE² mean (sd) over worlds at the queries "
-                                             "(bounds views: endpoint RMSE); – unsupported")
-    _print_failures(effect, console, "Failed effect runs (status counts)")
-
-
-def _print_method_table(table: pd.DataFrame, console: Any, title: str) -> None:
+def print_method_table(table: pd.DataFrame, console: Any, title: str) -> None:
     """A method-indexed frame of formatted cells as a rich table (method column bold, cells right-aligned)."""
     from rich.markup import escape
     from rich.table import Table
@@ -685,7 +605,7 @@ def _print_method_table(table: pd.DataFrame, console: Any, title: str) -> None:
     console.print(rich_table)
 
 
-def _print_failures(runs: pd.DataFrame, console: Any, title: str) -> None:
+def print_failures(runs: pd.DataFrame, console: Any, title: str) -> None:
     """The (method, family, split) rows of :func:`failure_table` with a failure, as a rich table."""
     from rich.markup import escape
     from rich.table import Table

@@ -146,7 +146,7 @@ class RunRecord:
             hash); ``None`` for a ``dag`` output and for rows stored before it
             existed (those CPDAG runs used ``orientation=linear_extension,
             cpdag_repair=strict``).
-        task: ``"discovery"`` or ``"effect"`` (:mod:`causalarena.effect`);
+        task: the run's task (``"discovery"`` or a task a distribution registers, :mod:`causalarena.tasks`);
             ``None`` in rows stored before tasks existed (all discovery).
     """
 

@@ -31,7 +31,9 @@ import json
 import os
 import sqlite3
 import threading
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Set, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
+
+import attrs
 
 from .predictions import Truth, decode_adjacency, decode_scores, encode_adjacency, encode_scores, truth_id
 from .records import STATUSES, Status
@@ -40,7 +42,7 @@ from .runs import KEY_COLUMNS, Key, RunRecord, to_status
 if TYPE_CHECKING:
     from .data import Prediction
 
-__all__ = ["COLUMNS", "KEY_COLUMNS", "PREDICTION_COLUMNS", "ESTIMATE_ARRAYS", "MACHINE_FAULT_EXIT", "Key", "MachineFault", "RunRecord", "STATUSES", "Store",
+__all__ = ["COLUMNS", "KEY_COLUMNS", "PREDICTION_COLUMNS", "KeptRow", "pack_array", "unpack_array", "MACHINE_FAULT_EXIT", "Key", "MachineFault", "RunRecord", "STATUSES", "Store",
            "StoreError", "config_hash", "store_error"]
 
 #: column name → SQL type, in table order (the attributes of :class:`~causalarena.runs.RunRecord`,
@@ -85,8 +87,8 @@ COLUMNS = {
     "isolation": "TEXT",       # none | venv:<env key> | docker:<image> — where the worker ran
     # added with the CPDAG scoring policies (issue 12); NULL for DAG outputs and older rows
     "scoring": "TEXT",         # "orientation=mec, cpdag_repair=undirect_cycles" (metrics.scoring_config)
-    # added with the effect-estimation task (issue 15); NULL in older rows (discovery)
-    "task": "TEXT",            # discovery | effect
+    # added with the second task (issue 15); NULL in older rows (discovery)
+    "task": "TEXT",            # the task of the run (causalarena.tasks)
 }
 
 #: the ``predictions`` table (one row per ``ok`` run, keyed like the run); ``adjacency`` is the scored
@@ -97,14 +99,6 @@ _PREDICTIONS_SQL = (f"CREATE TABLE IF NOT EXISTS predictions (\n  {', '.join(f'{
 #: the ``truths`` table: one row per distinct true graph (:class:`causalarena.predictions.Truth`)
 _TRUTHS_SQL = ("CREATE TABLE IF NOT EXISTS truths (truth_id TEXT PRIMARY KEY, d INTEGER NOT NULL, "
                "columns TEXT NOT NULL, adjacency BLOB NOT NULL, node_tags TEXT)")
-#: the ``estimates`` table: one row per ``ok`` effect run (keyed like the run): the query ids, the method's
-#: τ̂ or bounds and the oracle at the same queries (harness side; for the report's Stay / Move pairing),
-#: each a float64 / int64 ``.npy`` blob, zlib-compressed (:func:`_pack` / :func:`_unpack`)
-_ESTIMATES_SQL = (f"CREATE TABLE IF NOT EXISTS estimates (\n  {', '.join(f'{k} {COLUMNS[k]}' for k in KEY_COLUMNS)},"
-                  "\n  query_ids BLOB NOT NULL, cate BLOB, lower BLOB, upper BLOB, tau BLOB NOT NULL,"
-                  f"\n  tau_lower BLOB, tau_upper BLOB,\n  PRIMARY KEY ({', '.join(KEY_COLUMNS)}))")
-#: the array columns of :meth:`Store.estimates_frame`
-ESTIMATE_ARRAYS = ("query_ids", "cate", "lower", "upper", "tau", "tau_lower", "tau_upper")
 #: the columns of :meth:`Store.predictions_frame`
 PREDICTION_COLUMNS = (*KEY_COLUMNS, "kind", "adjacency", "edge_scores", "truth_id")
 
@@ -196,7 +190,7 @@ if tuple(COLUMNS) != RunRecord.columns():  # pragma: no cover - caught by the te
     raise ImportError("causalarena.store.COLUMNS and causalarena.runs.RunRecord disagree on the run columns")
 
 
-def _pack(arr: Any) -> Optional[bytes]:
+def pack_array(arr: Any) -> Optional[bytes]:
     """A 1-D array as zlib-compressed ``.npy`` bytes (exact float64 / int64); None stays None."""
     if arr is None:
         return None
@@ -210,8 +204,8 @@ def _pack(arr: Any) -> Optional[bytes]:
     return zlib.compress(buf.getvalue(), 6)
 
 
-def _unpack(blob: Optional[bytes]) -> Any:
-    """Inverse of :func:`_pack`."""
+def unpack_array(blob: Optional[bytes]) -> Any:
+    """Inverse of :func:`pack_array`."""
     if blob is None:
         return None
     import io
@@ -220,6 +214,34 @@ def _unpack(blob: Optional[bytes]) -> Any:
     import numpy as np
 
     return np.load(io.BytesIO(zlib.decompress(blob)), allow_pickle=False)
+
+
+@attrs.frozen
+class KeptRow:
+    """One row a task keeps with an ``ok`` run, in a table of its own (:meth:`Store.record`).
+
+    The store creates the table on first use: the run's key columns (:data:`KEY_COLUMNS`, the
+    primary key), then :attr:`columns`; a rerun of the key replaces the row, and a rerun that keeps
+    nothing deletes it (every table with the key columns is such a table).
+
+    Attributes:
+        table: the table's name (an identifier, e.g. ``"estimates"``).
+        columns: column name → SQLite type (``"BLOB NOT NULL"``), in order; arrays are stored as
+            :func:`pack_array` blobs.
+        values: column name → value (the key columns are added by the store).
+    """
+
+    table: str
+    columns: Mapping[str, str]
+    values: Mapping[str, Any]
+
+    def __attrs_post_init__(self) -> None:
+        for name in (self.table, *self.columns):
+            if not name.isidentifier():
+                raise ValueError(f"KeptRow: {name!r} is not an SQL identifier")
+        extra = set(self.values) - set(self.columns)
+        if extra:
+            raise ValueError(f"KeptRow({self.table}): values for undeclared column(s) {sorted(extra)}")
 
 
 def config_hash(params: Dict[str, Any], standardise: bool, protocol: str = "default",
@@ -269,6 +291,7 @@ class Store:
         self.path = str(path)
         self.readonly = readonly
         self._lock = threading.Lock()
+        self._kept: Set[str] = set()
         if readonly:
             # a report needs read access only: open without creating, writing or a WAL
             # index (``immutable`` also works in a read-only folder, where SQLite
@@ -312,7 +335,6 @@ class Store:
                     self._conn.execute(f"ALTER TABLE runs ADD COLUMN {name} {sql_type.replace(' NOT NULL', '')}")
             self._conn.execute(_PREDICTIONS_SQL)  # an older store gets them empty
             self._conn.execute(_TRUTHS_SQL)
-            self._conn.execute(_ESTIMATES_SQL)
         except StoreError:
             self._conn.close()
             raise
@@ -320,6 +342,16 @@ class Store:
             self._conn.close()
             raise store_error(self.path, "open", exc) from None
         self._identity = _file_identity(self.path)
+        self._kept = set(self._kept_tables())
+
+    def _kept_tables(self) -> List[str]:
+        """The tables that keep runs' outputs: every table but ``runs`` with all the key columns."""
+        out = []
+        for (name,) in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'runs'"):
+            cols = {r[1] for r in self._conn.execute(f"PRAGMA table_info({name})")}
+            if set(KEY_COLUMNS) <= cols:
+                out.append(name)
+        return sorted(out)
 
     def check_file(self) -> None:
         """Raise :class:`StoreError` when the database file was deleted or replaced since it was opened.
@@ -358,8 +390,8 @@ class Store:
 
     # -- writing -------------------------------------------------------------
     def record(self, row: Union[RunRecord, Mapping[str, Any]], prediction: Optional["Prediction"] = None,
-               truth: Optional[Truth] = None, estimate: Optional[Tuple[Any, Any]] = None) -> None:
-        """Write one run in its own transaction (replacing the same key), with its prediction.
+               truth: Optional[Truth] = None, kept: Sequence[KeptRow] = ()) -> None:
+        """Write one run in its own transaction (replacing the same key), with what its task keeps.
 
         ``row`` is a :class:`~causalarena.runs.RunRecord` or a column → value
         mapping (:meth:`RunRecord.from_row <causalarena.runs.RunRecord.from_row>`;
@@ -370,18 +402,17 @@ class Store:
         *scored* d × d adjacency, i.e. after CPDAG orientation, its native
         ``kind`` and optional edge scores) and ``truth`` (the graph it was
         scored against) go into the tables ``predictions`` and ``truths`` in
-        the same transaction. Without a prediction, a stored prediction of this
-        key (an ``ok`` run being rerun) is deleted in that transaction.
-        ``estimate`` = ``(EffectPrediction, EffectOracle)`` of an ``ok`` effect
-        run goes into the table ``estimates`` the same way
-        (:mod:`causalarena.effect`).
+        the same transaction (the discovery task). ``kept`` rows (another
+        task's outputs, :class:`KeptRow`) go into their tables the same way.
+        A stored output of this key in any table that ``kept`` does not
+        rewrite (an ``ok`` run being rerun) is deleted in that transaction.
 
         Raises:
             KeyError: unknown columns (naming them), or a key column or the
                 status missing (``run row lacks [...]``).
             ValueError: a status outside :data:`STATUSES`; a prediction without
-                a truth, with a run that is not ``ok``, or of another size than
-                its truth.
+                a truth, a prediction or kept row with a run that is not ``ok``,
+                a prediction of another size than its truth.
             StoreError: SQLite cannot write it (disk full, read-only, corrupt …);
                 nothing of this row is stored.
         """
@@ -395,21 +426,20 @@ class Store:
             (f"INSERT OR REPLACE INTO runs ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})",
              [values[k] for k in names])]
         where = " AND ".join(f"{k} = ?" for k in KEY_COLUMNS)
-        if prediction is None:
-            statements.append((f"DELETE FROM predictions WHERE {where}", key))
-        else:
+        written = {k.table for k in kept} | ({"predictions"} if prediction is not None else set())
+        if prediction is not None:
             statements += self._prediction_statements(record, key, prediction, truth)
-        if estimate is None:
-            statements.append((f"DELETE FROM estimates WHERE {where}", key))
-        else:
+        for k in kept:
             if record.status is not Status.OK:
-                raise ValueError(f"Store.record: an estimate is kept for ok runs only, this run is {record.status}")
-            pred, oracle = estimate
-            blobs = [_pack(oracle.query_ids), _pack(pred.cate), _pack(pred.lower), _pack(pred.upper),
-                     _pack(oracle.tau), _pack(oracle.lower), _pack(oracle.upper)]
-            cols = (*KEY_COLUMNS, *ESTIMATE_ARRAYS)
-            statements.append((f"INSERT OR REPLACE INTO estimates ({', '.join(cols)}) "
-                               f"VALUES ({', '.join('?' for _ in cols)})", [*key, *blobs]))
+                raise ValueError(f"Store.record: a {k.table} row is kept for ok runs only, this run is {record.status}")
+            keys = ", ".join(f"{c} {COLUMNS[c]}" for c in KEY_COLUMNS)
+            own = ", ".join(f"{c} {t}" for c, t in k.columns.items())
+            statements.append((f"CREATE TABLE IF NOT EXISTS {k.table} (\n  {keys},\n  {own},\n  "
+                               f"PRIMARY KEY ({', '.join(KEY_COLUMNS)}))", []))
+            cols = (*KEY_COLUMNS, *k.values)
+            statements.append((f"INSERT OR REPLACE INTO {k.table} ({', '.join(cols)}) "
+                               f"VALUES ({', '.join('?' for _ in cols)})", [*key, *k.values.values()]))
+        statements[1:1] = [(f"DELETE FROM {t} WHERE {where}", key) for t in sorted(self._kept - written)]
         with self._lock:
             self.check_file()
             try:
@@ -418,6 +448,7 @@ class Store:
                     for sql, args in statements:
                         self._conn.execute(sql, args)
                     self._conn.execute("COMMIT")
+                    self._kept |= written
                 except BaseException:
                     # SQLite has already rolled back after some errors (SQLITE_FULL, SQLITE_IOERR …):
                     # a second ROLLBACK would replace the real cause by "no transaction is active"
@@ -593,24 +624,16 @@ class Store:
         return int(self._query("SELECT count(*) FROM predictions")[0][0]) if present else 0
 
     def missing_predictions(self) -> int:
-        """Number of ``ok`` discovery runs without a stored prediction (stored before predictions were kept),
-        plus ``ok`` effect runs without a stored estimate.
+        """Number of ``ok`` runs whose output is kept in no table (stored before outputs were kept).
 
-        :data:`causalarena.predictions.FILL_COMMAND` stores them.
+        A kept table is any table but ``runs`` with the key columns (``predictions`` of the
+        discovery task, a :class:`KeptRow` table of another). :data:`causalarena.predictions.FILL_COMMAND`
+        stores them.
         """
-        columns = {r[1] for r in self._query("PRAGMA table_info(runs)")}
-        # a store read-only from before tasks has no task column: all its runs are discovery runs
-        effect = "COALESCE(r.task, 'discovery') = 'effect'" if "task" in columns else "0"
-        if not self._has_table("predictions"):
-            return int(self._query(f"SELECT count(*) FROM runs r WHERE status = ? AND NOT {effect}",
-                                   [Status.OK.value])[0][0])
         on = " AND ".join(f"p.{k} = r.{k}" for k in KEY_COLUMNS)
-        discovery = int(self._query(f"SELECT count(*) FROM runs r WHERE r.status = ? AND NOT {effect} AND NOT EXISTS "
-                                    f"(SELECT 1 FROM predictions p WHERE {on})", [Status.OK.value])[0][0])
-        effects = int(self._query(f"SELECT count(*) FROM runs r WHERE r.status = ? AND {effect} AND NOT EXISTS "
-                                  f"(SELECT 1 FROM estimates p WHERE {on})", [Status.OK.value])[0][0]) \
-            if self._has_table("estimates") else 0
-        return discovery + effects
+        kept = " AND ".join(f"NOT EXISTS (SELECT 1 FROM {t} p WHERE {on})" for t in self._kept_tables()) or "1"
+        return int(self._query(f"SELECT count(*) FROM runs r WHERE r.status = ? AND {kept}",
+                               [Status.OK.value])[0][0])
 
     def predictions_frame(self) -> Any:
         """A ``pandas.DataFrame`` with one row per stored prediction (of an ``ok`` run), ordered by key.
@@ -650,16 +673,29 @@ class Store:
         rows = self._query("SELECT truth_id, d, columns, adjacency, node_tags FROM truths") if present else []
         return {r[0]: Truth.decode(*r[1:]) for r in rows}
 
-    def estimates_frame(self) -> Any:
-        """The ``estimates`` table as a pandas DataFrame: the key columns, then
-        :data:`ESTIMATE_ARRAYS` as numpy arrays (``None`` where absent). Empty
-        (with those columns) for a store without effect runs."""
+    def kept_frame(self, table: str, arrays: Sequence[str] = ()) -> Any:
+        """A task's kept table as a pandas DataFrame, ordered by key; ``arrays`` columns unpacked.
+
+        Args:
+            table: the table's name (:attr:`KeptRow.table`).
+            arrays: its columns stored by :func:`pack_array`, returned as numpy arrays (``None`` where NULL).
+
+        Returns:
+            The key columns then every other column of the table; empty (key columns and
+            ``arrays``) when the store has no such table.
+
+        Raises:
+            StoreError: SQLite cannot read the table.
+        """
         import pandas as pd
 
-        cols = (*KEY_COLUMNS, *ESTIMATE_ARRAYS)
-        rows = self._query(f"SELECT {', '.join(cols)} FROM estimates") if self._has_table("estimates") else []
-        k = len(KEY_COLUMNS)
-        return pd.DataFrame([list(r[:k]) + [_unpack(b) for b in r[k:]] for r in rows], columns=list(cols))
+        if not (table.isidentifier() and self._has_table(table)):
+            return pd.DataFrame(columns=[*KEY_COLUMNS, *arrays])
+        cols = [r[1] for r in self._query(f"PRAGMA table_info({table})")]
+        frame = pd.DataFrame(self._query(f"SELECT * FROM {table} ORDER BY {', '.join(KEY_COLUMNS)}"), columns=cols)
+        for name in arrays:
+            frame[name] = [unpack_array(b) for b in frame[name]] if name in frame else None
+        return frame
 
     def close(self) -> None:
         with self._lock:

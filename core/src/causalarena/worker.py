@@ -31,7 +31,9 @@ stderr, so library output can never corrupt the channel.
     ``Class.preload()`` (the method's heavy imports, timed as load).
     → ``{"op": "load", "status": "ok" | "failed" | "env_error", "load_seconds": float,
     "error": str | null, "traceback": str | null}``
-``{"op": "fit", "id": str, "dataset_path": "/x.npz", "seed": int}``
+``{"op": "fit", "id": str, "dataset_path": "/x.npz", "seed": int, "loader": "pkg.mod:read"}``
+(``loader``: the import path of the cell's task's dataset reader, :attr:`causalarena.tasks.Task.loader`;
+default :meth:`causalarena.data.Dataset.load`)
     loads the ``.npz`` written by :meth:`causalarena.data.Dataset.save`
     (without the true graph), seeds ``random`` and ``numpy.random`` with
     ``seed``, clears the previous fit's ``adjacency_`` / ``edge_scores_`` /
@@ -425,14 +427,15 @@ class Worker:
 
         import numpy as np
 
-        from .effect import load_dataset
         from .method import MethodEnvironmentError
+        from .records import resolve
 
         _reset_peak_rss()
         self._set_rlimit()
         t0 = time.perf_counter()
         try:
-            dataset = load_dataset(req["dataset_path"])  # a discovery Dataset or an EffectDataset
+            # the cell's task names its dataset reader (a discovery Dataset unless it says otherwise)
+            dataset = resolve(req.get("loader") or "causalarena.data:Dataset.load")(req["dataset_path"])
             seed = req.get("seed")
             if seed is not None:
                 random.seed(seed)

@@ -1,12 +1,12 @@
 """Effect-estimation analyses: the CausalIDView report (paper §6 RQ1–RQ3, App. F.1–F.2).
 
 The store holds effect runs next to discovery runs (runs column ``task ==
-"effect"``; :mod:`causalarena.effect`). Every function here reads the runs
+"effect"``; :mod:`arena_task_effect.effect`). Every function here reads the runs
 table (:meth:`causalarena.store.Store.runs_frame`) and, for the paired Stay /
 Move errors, the estimates table (:meth:`causalarena.store.Store.estimates_frame`)
 and returns a long-format pandas table. Pure pandas / numpy; the metric
-formulas are the core's (:func:`causalarena.effect.stay_error`,
-:func:`causalarena.effect.move_tracking_error`), never re-implemented.
+formulas are the core's (:func:`arena_task_effect.effect.stay_error`,
+:func:`arena_task_effect.effect.move_tracking_error`), never re-implemented.
 
 **Rows** (:func:`effect_rows`): ``task == "effect"``, ``status == "ok"`` and
 the main-benchmark filter of :func:`arena_diagnosis.slices.main_mask`
@@ -26,7 +26,7 @@ once (latest ``finished_at``). From the runs' ``factors`` JSON each row gets
 value the mean of the metric over the unit's replicates (NaN skipped); a
 table cell is the mean over worlds of the unit values, its SD the sample SD
 over worlds (ddof 1; NaN with one world). Because sPEHE² splits exactly into
-its two parts in every run (:func:`causalarena.effect.spehe2`), and both
+its two parts in every run (:func:`arena_task_effect.effect.spehe2`), and both
 averages are linear, the cell means add up too:
 ``spehe2 = mean_effect_error + centred_cate_error`` (the SDs do not).
 Real / semi-synthetic data (Table 1) average over runs: each replicate is
@@ -252,8 +252,8 @@ def stay_move(runs: pd.DataFrame, estimates: Optional[pd.DataFrame],
     ``original`` variant of the same method (configuration label), view, world
     and replicate; the two estimates are aligned by query id (the ids both
     hold). Per pair: Stay error (1/q) Σ (τ̂^S − τ̂)²
-    (:func:`causalarena.effect.stay_error`), Move tracking error
-    (1/q) Σ ((τ̂^M − τ̂) − (τ^M − τ))² (:func:`causalarena.effect.move_tracking_error`),
+    (:func:`arena_task_effect.effect.stay_error`), Move tracking error
+    (1/q) Σ ((τ̂^M − τ̂) − (τ^M − τ))² (:func:`arena_task_effect.effect.move_tracking_error`),
     τ the oracle at the queries stored with each run. Per (method, view,
     world) the mean over replicates, then the mean and SD over worlds.
 
@@ -273,7 +273,7 @@ def stay_move(runs: pd.DataFrame, estimates: Optional[pd.DataFrame],
     Raises:
         ValueError: the runs or estimates table lacks a key column (named).
     """
-    from causalarena.effect import move_tracking_error, stay_error
+    from arena_task_effect.effect import move_tracking_error, stay_error
 
     empty = (pd.DataFrame(columns=PAIR_COLUMNS), pd.DataFrame(columns=STAY_MOVE_COLUMNS))
     if estimates is None or not len(estimates):

@@ -602,7 +602,9 @@ def _effect(ctx: Any, runs: pd.DataFrame, out: _Section) -> Optional[EffectSecti
             left("effect stay / move", f"no ok {E.EFFECT_FAMILY} runs of a stay or move variant")
             return
         try:
-            estimates = ctx.estimates()
+            from arena_task_effect.task import estimates_frame
+
+            estimates = estimates_frame(ctx)
         except Exception as exc:  # noqa: BLE001 - a context without an estimates reader (an older core)
             left("effect stay / move", f"the store's estimates could not be read ({type(exc).__name__}: {exc})")
             return

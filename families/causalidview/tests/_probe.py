@@ -6,7 +6,7 @@ Workers import this module by its factory path (``_probe:DiffInMeans``); the tes
 
 import numpy as np
 
-from causalarena.effect import EffectMethod
+from arena_task_effect.effect import EffectMethod
 
 
 class DiffInMeans(EffectMethod):

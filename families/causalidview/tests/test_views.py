@@ -7,7 +7,7 @@ import pytest
 
 from arena_family_causalidview.family import VIEWS, CausalIDViewFamily, cached_world, projection_errors
 from arena_family_causalidview.scm import EFFECT_FAMILIES
-from causalarena.effect import EffectDataset
+from arena_task_effect.effect import EffectDataset
 from causalarena.plugins import get_registry
 
 ROLES = {"bd": ["confounder"], "fd": ["mediator"], "iv": ["instrument"],

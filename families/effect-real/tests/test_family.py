@@ -9,7 +9,7 @@ import pytest
 
 from arena_family_effect_real import sources
 from arena_family_effect_real.family import FAMILY, EffectRealFamily, stratified_split
-from causalarena.effect import EffectDataset, spehe2
+from arena_task_effect.effect import EffectDataset, spehe2
 from causalarena.protocol import cell_seed
 
 ORACLE_WORDS = ("mu0", "mu1", "y0", "y1", "ite", "tau", "true_te")
@@ -219,7 +219,7 @@ def test_known_answers_through_the_worker_format(fam):
         ds = EffectDataset.load(a.dataset("bd", r).to_npz_bytes())
         est = _ols_tau(ds)
         assert abs(est - 4.0) < 0.4
-        from causalarena.effect import EffectPrediction
+        from arena_task_effect.effect import EffectPrediction
 
         pred = EffectPrediction(cate=np.full(ds.q, est))
         assert spehe2(a.oracle("bd", r), pred) == pytest.approx((est - 4.0) ** 2)

@@ -18,7 +18,7 @@ import sys
 import numpy as np
 import pytest
 
-from causalarena.effect import EffectDataset
+from arena_task_effect.effect import EffectDataset
 from causalarena.method import MethodEnvironmentError
 
 causalpfn = pytest.importorskip("causalpfn")
@@ -28,6 +28,7 @@ from arena_method_causalpfn import method as M  # noqa: E402
 from arena_method_causalpfn.checkpoint import TINY_MODEL_CONFIG, save_tiny_checkpoint, tiny_config  # noqa: E402
 from arena_method_causalpfn.method import CausalPFN, feature_matrices  # noqa: E402
 from arena_method_causalpfn.plugin import CHECKPOINT_ENV, HUB_ID, POINT_VIEWS  # noqa: E402
+from arena_task_effect.task import estimates_frame
 
 #: role → column names of each point view of the hand-built world (CausalIDView Table 3)
 VIEW_ROLES = {"bd": {"confounder": ["U"]}, "fd": {"mediator": ["M"]}, "iv": {"instrument": ["I"]},
@@ -275,7 +276,7 @@ class _World:
         return ds
 
     def oracle(self, split, replicate, n=None):
-        from causalarena.effect import EffectOracle
+        from arena_task_effect.effect import EffectOracle
 
         q = world("hc").query_ids
         tau = np.full(len(q), 1.5)  # Y = … + 1.5 M, E[M(1) − M(0)] = 1
@@ -302,7 +303,7 @@ def test_an_arena_grid_runs_on_point_views_and_marks_the_bounds_view_unsupported
     with Store(str(tmp_path / "r.sqlite")) as st:
         run_grid(make_cells([_World()], methods), get_registry(), st, progress=False)
         rows = {(r.method, r.split): r for r in st.records()}
-        est = st.estimates_frame()
+        est = estimates_frame(st)
     assert {k: r.status for k, r in rows.items()} == {
         (m, v): (Status.UNSUPPORTED if v == "pi_manski" else Status.OK)
         for m in ("causalpfn_aux",) for v in _World.splits}

@@ -48,7 +48,7 @@ def test_unknown_backbone_is_named():
 
 
 def _aux_dataset(column, view="iv", role="instrument"):
-    from causalarena.effect import EffectDataset
+    from arena_task_effect.effect import EffectDataset
 
     n = len(column)
     return EffectDataset(X=np.zeros((n, 1)), T=np.arange(n) % 2, Y=np.zeros(n), X_query=np.zeros((2, 1)),

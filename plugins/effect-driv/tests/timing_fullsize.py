@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from arena_method_driv.method import ForestDRIVMethod
-from causalarena.effect import EffectDataset
+from arena_task_effect.effect import EffectDataset
 
 if __name__ == "__main__":
     warnings.simplefilter("ignore")

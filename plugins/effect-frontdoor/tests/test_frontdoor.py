@@ -10,7 +10,7 @@ The naive contrast E[Y | T=1, x] − E[Y | T=0, x] adds 2(E[U | T=1, x] − E[U 
 import numpy as np
 import pytest
 
-from causalarena.effect import EffectDataset
+from arena_task_effect.effect import EffectDataset
 
 
 def fd_world(n=600, q=40, seed=0):

@@ -16,7 +16,7 @@ import pytest
 from arena_method_metalearners import __version__
 from arena_method_metalearners.method import DRLearnerMethod, SLearnerMethod, XLearnerMethod, adjustment_features
 from arena_method_metalearners.plugin import BACKBONES, LEARNERS, method_infos
-from causalarena.effect import EffectDataset, EffectMethod, EffectOracle, EffectPrediction, spehe2
+from arena_task_effect.effect import EffectDataset, EffectMethod, EffectOracle, EffectPrediction, spehe2
 
 CLASSES = {"s_learner": SLearnerMethod, "x_learner": XLearnerMethod, "dr_learner": DRLearnerMethod}
 #: a bd fit must beat this sPEHE²; the X-only (hc) fits of the same world exceed it (test_hc_is_biased)

@@ -13,7 +13,7 @@ import itertools
 import numpy as np
 import pytest
 
-from causalarena.effect import EffectDataset
+from arena_task_effect.effect import EffectDataset
 
 P_U = 0.5
 

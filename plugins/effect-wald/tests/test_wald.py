@@ -10,7 +10,7 @@ ratio equals τ(x) (App. B.3); the naive contrast is biased by the U → T, U �
 import numpy as np
 import pytest
 
-from causalarena.effect import EffectDataset, EffectInstance, EffectOracle, check_effect_output
+from arena_task_effect.effect import EffectDataset, EffectInstance, EffectOracle, check_effect_output
 
 
 def iv_world(n=1000, q=100, seed=0, strength=4.0, first_stage=True):

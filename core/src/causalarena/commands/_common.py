@@ -108,8 +108,8 @@ def _positive(name: str, value: Optional[float], integer: bool = False) -> None:
 
 def _validate_splits(text: Optional[str], allow_views: bool = False) -> None:
     """Raise :class:`UsageError` when ``--splits`` names a split that is not in :data:`~causalarena.family.SPLITS`
-    (with ``allow_views``, any other name passes here: an effect family's views are checked once its
-    instances are listed)."""
+    (with ``allow_views``, any other name passes here: a family whose task's splits are views
+    (:attr:`causalarena.tasks.Task.splits_are_views`) is checked once its instances are listed)."""
     from ..family import SPLITS
 
     if allow_views:
@@ -127,24 +127,22 @@ def _validate_metrics(text: Optional[str], registry) -> None:
 
 
 def _validate_leaderboard_metrics(text: Optional[str], registry, task: Optional[str] = None,
-                                  why: str = "--task effect runs no discovery cell") -> None:
+                                  why: str = "") -> None:
     """:func:`_validate_metrics` for the ``--metrics`` of ``run`` / ``report``, which picks the discovery
-    leaderboard's cells: the effect table's columns are fixed (:data:`causalarena.report.EFFECT_COLUMNS`),
-    so an effect metric, or any ``--metrics`` when no discovery cell is shown (``task="effect"``; ``why``
-    says why), would be ignored without a word. Raises :class:`UsageError` naming which."""
+    leaderboard's cells: another task's section shows its own columns, so its metric, or any ``--metrics``
+    when no discovery cell is shown (``task`` another task; ``why`` says why), would be ignored without
+    a word. Raises :class:`UsageError` naming which."""
     _validate_metrics(text, registry)
     named = _csv(text) or []
-    if named and task == "effect":
-        from ..report import EFFECT_COLUMNS
-
-        raise UsageError(f"--metrics picks the discovery leaderboard's cells and {why}; the effect table always "
-                         f"shows {', '.join(EFFECT_COLUMNS)}")
-    effect = [m for m in named if registry.metrics[m].task != "discovery"]
-    if effect:
+    if named and task not in (None, "discovery"):
+        raise UsageError(f"--metrics picks the discovery leaderboard's cells and {why or f'--task {task} runs no discovery cell'}; "
+                         f"the {task} section always shows its own columns")
+    other = {m: registry.metrics[m].task for m in named if registry.metrics[m].task != "discovery"}
+    if other:
         discovery = sorted(m for m, info in registry.metrics.items() if info.task == "discovery")
-        raise UsageError(f"--metrics: {effect} score(s) the effect task; --metrics picks the discovery "
-                         f"leaderboard's cells (discovery metrics: {discovery}); the effect table shows its "
-                         "columns always")
+        raise UsageError(f"--metrics: {sorted(other)} score(s) the {'/'.join(sorted(set(other.values())))} task; "
+                         f"--metrics picks the discovery leaderboard's cells (discovery metrics: {discovery}); "
+                         "another task's section shows its columns always")
 
 
 def _existing_store(results_option: str) -> Tuple[Path, Path]:
@@ -325,13 +323,13 @@ def _write_report_files(write_report, runs, results, metrics, console) -> Dict[s
     return paths
 
 
-def _store_reader(path: Path) -> Callable[[str], Any]:
-    """``name -> Store(path, readonly=True).<name>()``: the lazy store reads of a :class:`ReportContext`."""
+def _store_reader(path: Path) -> Callable[..., Any]:
+    """``(name, *args) -> Store(path, readonly=True).<name>(*args)``: the lazy store reads of a :class:`ReportContext`."""
     from ..store import Store
 
-    def read(name: str) -> Any:
+    def read(name: str, *args: Any) -> Any:
         with Store(str(path), readonly=True) as store:
-            return getattr(store, name)()
+            return getattr(store, name)(*args)
 
     return read
 

@@ -59,11 +59,11 @@ def run(args: argparse.Namespace) -> int:
     instances = [inst for _, inst in pairs]
     if not instances:
         raise UsageError("nothing to export (check --family and --scm)")
-    effect = sorted({i.family for i in instances if getattr(i, "task", "discovery") == "effect"})
-    if effect:
-        raise UsageError(f"arena export writes discovery tables (a graph per table); {effect} serve the effect "
-                         "task: their views are written by `arena run` into the results folder's datasets/ cache "
-                         "(EffectDataset .npz, causalarena.effect.EffectDataset.load)")
+    other = sorted({f"{i.family} ({i.task})" for i in instances if getattr(i, "task", "discovery") != "discovery"})
+    if other:
+        raise UsageError(f"arena export writes discovery tables (a graph per table); {other} serve another "
+                         "task: their tables are written by `arena run` into the results folder's datasets/ cache "
+                         "(read with that task's loader, causalarena.tasks.Task.loader)")
     wanted_splits = _csv(args.splits)
     if wanted_splits:
         missing = [f"{i.family}/{i.scm_id}" for i in instances if not set(wanted_splits) & set(i.splits)]

@@ -78,9 +78,9 @@ class KindListing:
             for c in cols:
                 table.add_column(c)
             for r in records:
-                effect = r.task == "effect"
+                views = r.task != "discovery"  # another task's methods list the splits (views) they take
                 table.add_row(r.name, r.task, r.distribution, r.version, r.output_kind,
-                              (",".join(r.views) or "any") if effect else ("yes" if r.supports_interventions else "no"),
+                              (",".join(r.views) or "any") if views else ("yes" if r.supports_interventions else "no"),
                               f"sandbox ({r.environment})" if r.environment else "this env", r.description)
         else:
             for c in ("name", "kind", "task", "distribution", "version", "description"):

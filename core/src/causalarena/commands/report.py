@@ -77,7 +77,9 @@ def _report(args: argparse.Namespace) -> int:
     if len(runs) == 0:
         raise UsageError(f"{path} holds no runs yet")
     if args.metrics and len(task_runs(runs, "discovery")) == 0:
-        _validate_leaderboard_metrics(args.metrics, registry, task="effect", why=f"{path} holds effect runs only")
+        other = sorted(set(runs["task"].astype(str))) if "task" in runs.columns else ["?"]
+        _validate_leaderboard_metrics(args.metrics, registry, task=other[0],
+                                      why=f"{path} holds {'/'.join(other)} runs only")
     console = _console()
     if args.runtime:
         return _report_runtime(runs, results, console)
@@ -108,7 +110,7 @@ def _report_runtime(runs, results, console) -> int:
 
     if len(runs) and not len(task_runs(runs, "discovery")):
         raise UsageError("--runtime fits the discovery methods' load vs per-graph time (paper §5.5); this store "
-                         "holds only effect runs (their fit times are in runs.parquet, column wall_seconds)")
+                         "holds no discovery run (their fit times are in runs.parquet, column wall_seconds)")
     try:
         table = runtime_table(runs)
     except ValueError as exc:

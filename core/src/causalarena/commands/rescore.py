@@ -14,7 +14,7 @@ command that fills them is printed (:data:`causalarena.predictions.FILL_COMMAND`
 from __future__ import annotations
 
 import argparse
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ._common import (
     DEFAULT_RESULTS,
@@ -34,12 +34,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--metrics", help="comma list of metrics to recompute (default: every installed metric)")
 
 
-def rescore_updates(store: Any, metrics: Mapping[str, Any]) -> List[Tuple[Tuple[Any, ...], Dict[str, Optional[float]]]]:
-    """The recomputed metric values of every stored prediction and estimate, not yet written.
+def rescore_updates(store: Any, metrics: Mapping[str, Any], tasks: Optional[Sequence[Any]] = None
+                    ) -> List[Tuple[Tuple[Any, ...], Dict[str, Optional[float]]]]:
+    """The recomputed metric values of every kept output (each task's :meth:`~causalarena.tasks.Task.rescore`).
 
     Args:
         store: a :class:`causalarena.store.Store`.
         metrics: name → :class:`causalarena.records.MetricInfo`; each run gets those of its task.
+        tasks: the :class:`causalarena.tasks.Task` objects to ask (default: every installed task).
 
     Returns:
         ``[(run key (KEY_COLUMNS), {metric: value or None})]``, one per run with a stored prediction.
@@ -47,25 +49,12 @@ def rescore_updates(store: Any, metrics: Mapping[str, Any]) -> List[Tuple[Tuple[
     Raises:
         StoreError: the store cannot be read.
     """
-    from ..effect import EffectOracle, EffectPrediction, effect_metrics
-    from ..metrics import compute_metrics
-    from ..store import KEY_COLUMNS
+    from ..plugins import default_registry
 
-    truths = store.truths()
-    updates = []
-    for row in store.predictions_frame().itertuples(index=False):
-        truth = truths[row.truth_id]
-        values, _ = compute_metrics(truth.adjacency, row.adjacency, row.edge_scores, metrics)
-        if values:  # {} when only effect metrics were asked for: the run is not rescored
-            updates.append((tuple(getattr(row, k) for k in KEY_COLUMNS), values))
-    # effect runs: the stored estimate against the stored oracle at the same queries
-    for row in store.estimates_frame().itertuples(index=False):
-        oracle = EffectOracle(query_ids=row.query_ids, tau=row.tau, lower=row.tau_lower, upper=row.tau_upper)
-        pred = EffectPrediction(cate=row.cate, lower=row.lower, upper=row.upper)
-        values = effect_metrics(oracle, pred, metrics)
-        if values:
-            updates.append((tuple(getattr(row, k) for k in KEY_COLUMNS), values))
-    return updates
+    registry = default_registry() if tasks is None else None
+    objects = tasks if tasks is not None else [registry.task(name) for name in sorted(registry.tasks)]
+    # each task rescores its own kept outputs (discovery: the scored DAG against its truth)
+    return [(key, dict(values)) for task in objects for key, values in task.rescore(store, metrics)]
 
 
 def rescore(store: Any, metrics: Mapping[str, Any]) -> Tuple[int, int]:

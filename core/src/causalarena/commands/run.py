@@ -45,12 +45,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     sp = parser
     sp.add_argument("--methods", help="comma list (default: every installed method)")
     sp.add_argument("--families", help="comma list (default: every installed family)")
-    sp.add_argument("--task", choices=("discovery", "effect"),
-                    help="run only the methods and families of this task (default: both; each method is "
-                         "paired with the instances of its own task)")
+    sp.add_argument("--task", help="run only the methods and families of this task (default: every installed "
+                                   "task; each method is paired with the instances of its own task; "
+                                   "`arena plugins` lists the tasks)")
     sp.add_argument("--scm", help="comma list of instance ids to keep")
-    sp.add_argument("--splits", help="comma list of obs, obs_int (default: both); for the effect task, views "
-                                     "(bd, fd, iv, px, hc …)")
+    sp.add_argument("--splits", help="comma list of obs, obs_int (default: both); for a task whose splits are "
+                                     "views (e.g. effect: bd, fd, iv, px, hc …), those")
     sp.add_argument("--replicates", type=int, help="replicates per split (default: the family's, 5 for SCMs)")
     add_family_option(sp, help="family option, e.g. synthetic.per_cell=3 or real.tables=data.csv=edges.csv")
     sp.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 1)), help="parallel workers")
@@ -144,8 +144,12 @@ def _validate_run_args(args, registry) -> None:
                          "dataset (an idle worker alone holds ~28 MB); every cell would be oom")
     _positive("--n", args.n, integer=True)
     _positive("--replicates", args.replicates, integer=True)
-    if args.task != "effect":  # an effect family's splits are its views, checked against its instances
-        _validate_splits(args.splits, allow_views=args.task is None)
+    if args.task is not None and args.task not in registry.tasks:
+        raise UsageError(f"--task {args.task!r} is not installed; installed: {sorted(registry.tasks)}")
+    views = args.task is None or registry.task(args.task).splits_are_views
+    # a task whose splits are its families' views has them checked against the instances, once listed
+    if not (args.task is not None and views):
+        _validate_splits(args.splits, allow_views=views)
     if args.protocol not in registry.interventions:
         raise UsageError(f"--protocol {args.protocol!r} is not installed; installed: {sorted(registry.interventions)} "
                          "(the App. A.2 protocol suite ships with arena-family-synthetic)")
@@ -224,22 +228,21 @@ def run(args: argparse.Namespace) -> int:
         return _machine_fault("arena run", exc)
 
 
-def _check_protocol_task(grids: Any, families: Any, methods: Any) -> None:
-    """An intervention protocol other than ``default`` is a discovery setting: effect families have none.
-
-    Only when an effect method would run on them (discovery methods alone never meet an effect family).
+def _check_selection(registry: Any, grids: Any, families: Any, methods: Any) -> None:
+    """Each selected task's :meth:`~causalarena.tasks.Task.check_selection` (e.g. an intervention
+    protocol is a discovery setting: a task whose splits are views has none).
 
     Raises:
-        UsageError: naming the protocol(s) and the effect family(ies) selected with them.
+        UsageError: the task's message, naming the option and the families.
     """
-    from ..effect import task_of
+    from ..tasks import task_of
 
-    protocols = sorted({p for p, _ in grids if p != "default"})
-    effect = [f.name for f in families if task_of(f) == "effect"]
-    if protocols and effect and any(task_of(m) == "effect" for m in methods):
-        raise UsageError(f"--protocol {','.join(protocols)}: intervention protocols apply to discovery families; "
-                         f"the effect family(ies) {effect} have none (run them without --protocol, or add "
-                         "--task discovery)")
+    protocols = sorted({p for p, _ in grids})
+    for name in sorted({task_of(m) for m in methods} & set(registry.tasks)):
+        try:
+            registry.task(name).check_selection(methods, families, protocols)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -254,7 +257,7 @@ def _run(args: argparse.Namespace) -> int:
     methods = _select(registry.methods, _csv(args.methods), "method(s)")
     families = _select(registry.families, _csv(args.families), "family(ies)")
     if args.task:
-        from ..effect import task_of
+        from ..tasks import task_of
 
         picked = [m for m in methods if task_of(m) == args.task]
         if args.methods and len(picked) < len(methods):
@@ -293,7 +296,7 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError(f"suite {suite.name!r} needs intervention protocol(s) {unknown}; "
                              f"installed: {sorted(registry.interventions)}")
         splits = splits or list(suite.splits)
-    _check_protocol_task(grids, families, methods)
+    _check_selection(registry, grids, families, methods)
     for fam_name in sorted(set(options) - {f.name for f in families}):
         console.print(f"[yellow]note[/yellow]: --family-option {fam_name}.…: family {fam_name!r} is not selected, "
                       "its options are ignored", highlight=False)
@@ -310,11 +313,11 @@ def _run(args: argparse.Namespace) -> int:
         unknown = [sp for sp in splits if sp not in offered]
         if unknown:
             raise UsageError(f"--splits: unknown split(s) {unknown}; the selected instances offer "
-                             f"{sorted(offered)} (a discovery family's splits are obs, obs_int; an effect "
-                             "family's are its views)")
+                             f"{sorted(offered)} (a discovery family's splits are obs, obs_int; a family of a "
+                             "task with views offers those)")
     cells = make_cells(instances, methods, splits=splits, replicates=replicates)
     if not cells:
-        from ..effect import task_of
+        from ..tasks import task_of
 
         method_tasks, family_tasks = {task_of(m) for m in methods}, {task_of(f) for f in families}
         if not method_tasks & family_tasks:
@@ -393,7 +396,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _warn_unpaired(methods, instances, cells, console) -> None:
     """Name the selected methods that got no cell because no selected instance serves their task."""
-    from ..effect import task_of
+    from ..tasks import task_of
 
     paired = {c.method.name for c in cells}
     tasks = {task_of(i) for i in instances}
@@ -402,8 +405,8 @@ def _warn_unpaired(methods, instances, cells, console) -> None:
         if m.name not in paired and task_of(m) not in tasks:
             console.print(f"[yellow]note[/yellow]: method {m.name!r} serves the {task_of(m)} task and no selected "
                           f"family does: it is not run", highlight=False)
-        elif task_of(m) == "effect" and m.views and not set(m.views) & offered:
-            console.print(f"[yellow]note[/yellow]: method {m.name!r} supports the view(s) {', '.join(m.views)}, none "
+        elif m.views and not set(m.views) & offered:
+            console.print(f"[yellow]note[/yellow]: method {m.name!r} supports the split(s) {', '.join(m.views)}, none "
                           "of which is selected: all its cells are unsupported", highlight=False)
 
 

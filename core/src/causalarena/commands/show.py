@@ -48,13 +48,9 @@ def run(args: argparse.Namespace) -> int:
     except (KeyError, ValueError) as exc:
         raise UsageError(f"no instance {scm_id!r} in family {family!r}: {exc.args[0]}") from None
     spec = getattr(inst, "spec", None)
-    if getattr(inst, "task", "discovery") == "effect":  # a world of views: no graph to print
-        first = inst.dataset(tuple(inst.splits)[0], 0)
-        print(json.dumps({"family": family, "scm_id": scm_id, "task": "effect", "factors": inst.factors,
-                          "views": {v: inst.dataset(v, 0).roles for v in inst.splits},
-                          "replicates": inst.n_replicates, "context_units": first.n, "query_units": first.q,
-                          "covariates": first.d, "outcome": first.outcome, "target": first.target},
-                         indent=2, default=str))
+    if callable(getattr(inst, "describe", None)):  # an instance that says what it is (e.g. a world of views)
+        print(json.dumps({"family": family, "scm_id": scm_id, "task": getattr(inst, "task", "discovery"),
+                          **inst.describe()}, indent=2, default=str))
     elif spec is None:
         print(json.dumps({"family": family, "scm_id": scm_id, "factors": inst.factors,
                           "note": "a real table has no executable spec",

@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from causalarena.effect import EffectDataset, EffectInstance, EffectOracle
+from arena_task_effect.effect import EffectDataset, EffectInstance, EffectOracle
 from causalarena.family import Family, InstanceSummary
 
 from . import __version__

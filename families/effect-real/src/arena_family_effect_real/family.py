@@ -35,7 +35,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import attrs
 import numpy as np
 
-from causalarena.effect import EffectDataset, EffectInstance, EffectOracle
+from arena_task_effect.effect import EffectDataset, EffectInstance, EffectOracle
 from causalarena.family import Family, InstanceSummary
 from causalarena.protocol import cell_seed
 

@@ -20,7 +20,7 @@ table read is exactly the file the named package version ships:
 
 Each loader returns a :class:`SourceTable` whose ``tau`` is the oracle CATE of
 every row; the family keeps it harness-side (never in an
-:class:`~causalarena.effect.EffectDataset`).
+:class:`~arena_task_effect.effect.EffectDataset`).
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from causalarena.effect import EffectDataset, EffectMethod
+from arena_task_effect.effect import EffectDataset, EffectMethod
 from causalarena.method import MethodEnvironmentError
 
 from .plugin import CHECKPOINT_ENV, HUB_ID, POINT_VIEWS, default_checkpoint
@@ -182,7 +182,7 @@ def feature_matrices(dataset: EffectDataset, inputs: str) -> Tuple[np.ndarray, n
 
     * ``"x"``: ``(X, X_query)``, (n × p) and (q × p), columns ``columns["covariates"]``.
     * ``"x_aux"``: X with the view's auxiliary blocks appended in
-      :data:`causalarena.effect.EFFECT_ROLES` order (confounder, instrument,
+      :data:`arena_task_effect.effect.EFFECT_ROLES` order (confounder, instrument,
       treatment_proxy, outcome_proxy), (n × (p + k)) and (q × (p + k)), columns
       the covariates then each role's names; the ``mediator`` is omitted from
       both (mediator-free transfer: conditioning on the factual, post-treatment

@@ -124,7 +124,7 @@ def binary_column(dataset: Any, role: str, who: str = "", allow_constant: bool =
     (as 0 when recoding): a degenerate instrument, whose first stage is 0.
 
     Args:
-        dataset: an :class:`~causalarena.effect.EffectDataset` (``auxiliary``, ``view``, ``roles``, ``n``).
+        dataset: an :class:`~arena_task_effect.effect.EffectDataset` (``auxiliary``, ``view``, ``roles``, ``n``).
         role: ``"instrument"``, ``"treatment_proxy"``, ``"outcome_proxy"``, …
         who: the estimator's name, to start the error messages.
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from causalarena.effect import EffectDataset, EffectMethod
+from arena_task_effect.effect import EffectDataset, EffectMethod
 
 from .identified_sets import iv_bounds, manski_bounds, msm_bounds
 

@@ -26,7 +26,7 @@ from typing import Any, Optional
 import numpy as np
 
 from arena_effect_backbones import binary_column, resolve_seed
-from causalarena.effect import EffectDataset, EffectMethod
+from arena_task_effect.effect import EffectDataset, EffectMethod
 
 
 def binary_instrument(dataset: EffectDataset) -> np.ndarray:

@@ -41,7 +41,7 @@ from typing import Any, Dict
 
 import numpy as np
 
-from causalarena.effect import EffectDataset, EffectMethod
+from arena_task_effect.effect import EffectDataset, EffectMethod
 
 
 def _mediator(dataset: EffectDataset) -> np.ndarray:

@@ -32,7 +32,7 @@ from typing import Any, ClassVar, List, Optional, Tuple
 import numpy as np
 
 from arena_effect_backbones import resolve_seed
-from causalarena.effect import EffectDataset, EffectMethod
+from arena_task_effect.effect import EffectDataset, EffectMethod
 
 #: the roles a back-door learner adjusts for (pre-treatment confounders only; App. E.2.2)
 ADJUSTMENT_ROLES = ("confounder",)

@@ -40,7 +40,7 @@ from typing import Any, Dict, Tuple
 import numpy as np
 
 from arena_effect_backbones import binary_column
-from causalarena.effect import EffectDataset, EffectMethod
+from arena_task_effect.effect import EffectDataset, EffectMethod
 
 #: ridge of the two-point bridge equations (App. E.2.2)
 RIDGE = 0.01

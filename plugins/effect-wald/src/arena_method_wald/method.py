@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from arena_effect_backbones import binary_column
-from causalarena.effect import EffectDataset, EffectMethod
+from arena_task_effect.effect import EffectDataset, EffectMethod
 
 #: |Δ_T(x)| at or below this leaves τ̂(x) undefined (App. E.2.2)
 FIRST_STAGE_TOL = 1e-12

@@ -33,7 +33,7 @@ from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence
 import attrs
 import numpy as np
 
-from .records import TASKS  # noqa: F401 - the task names records declare (MethodInfo.task …)
+from causalarena.tasks import task_of  # noqa: F401 - re-exported: the task an object serves
 
 #: roles of the auxiliary variables a view may keep (CausalIDView §4.1.2, App. B)
 EFFECT_ROLES = ("confounder", "mediator", "instrument", "treatment_proxy", "outcome_proxy")
@@ -258,7 +258,7 @@ def load_dataset(path: str) -> Any:
         effect = "task" in z.files and str(z["task"]) == "effect"
     if effect:
         return EffectDataset.load(path)
-    from .data import Dataset
+    from causalarena.data import Dataset
 
     return Dataset.load(path)
 
@@ -573,7 +573,9 @@ class EffectInstance:
         """16 hex digits identifying the world's generator and parameters (part of every result key)."""
         raise NotImplementedError
 
-
-def task_of(obj: Any) -> str:
-    """The task an instance, record or dataset serves (``"discovery"`` unless it says otherwise)."""
-    return str(getattr(obj, "task", "") or "discovery")
+    def describe(self) -> Dict[str, Any]:
+        """What ``arena show FAMILY SCM_ID`` prints for a world: its views' roles and sizes (no oracle)."""
+        first = self.dataset(tuple(self.splits)[0], 0)
+        return {"factors": self.factors, "views": {v: self.dataset(v, 0).roles for v in self.splits},
+                "replicates": self.n_replicates, "context_units": first.n, "query_units": first.q,
+                "covariates": first.d, "outcome": first.outcome, "target": first.target}

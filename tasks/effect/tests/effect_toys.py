@@ -17,7 +17,7 @@ import os
 import attrs
 import numpy as np
 
-from causalarena.effect import EffectDataset, EffectInstance, EffectMethod, EffectOracle
+from arena_task_effect.effect import EffectDataset, EffectInstance, EffectMethod, EffectOracle
 from causalarena.family import Family
 from causalarena.protocol import cell_seed
 from causalarena.records import MethodInfo

@@ -10,7 +10,7 @@ import pytest
 from effect_toys import TESTS_DIR, ToyWorld, effect_info
 from fault_methods import ChainInstance, info
 
-from causalarena.effect import (
+from arena_task_effect.effect import (
     EffectDataset,
     EffectOracle,
     EffectPrediction,
@@ -24,6 +24,7 @@ from causalarena.effect import (
     spehe2,
     stay_error,
 )
+from arena_task_effect.task import estimates_frame
 from causalarena.hookspecs import hookimpl
 from causalarena.plugins import get_registry
 from causalarena.records import FamilyInfo, MethodInfo, Status
@@ -100,7 +101,7 @@ def test_check_effect_output_names_the_problem():
 def test_a_mis_shaped_estimate_is_invalid_not_flattened():
     """A method's cate_ of shape (q/2, 2) or (q, 2) is named by its shape (ravel once scored the first as (q,));
     a (q, 1) column is the one reshaping accepted."""
-    from causalarena.effect import EffectMethod
+    from arena_task_effect.effect import EffectMethod
 
     ds = ToyWorld(n_query=4).dataset("hc", 0)
     m = EffectMethod()
@@ -165,13 +166,13 @@ def test_an_effect_grid_runs_scores_stores_and_marks_unsupported_views(tmp_path)
     with Store(str(tmp_path / "r.sqlite")) as st:
         run_grid(make_cells([world], methods), get_registry(), st, env=ENV, progress=False)
         rows = {(r.method, r.split): r for r in st.records()}
-        est = st.estimates_frame()
+        est = estimates_frame(st)
     status = {k: r.status for k, r in rows.items()}
     assert status == {("ols", "bd"): Status.OK, ("ols", "hc"): Status.OK, ("ols", "fd"): Status.UNSUPPORTED,
                       ("nan", "bd"): Status.INVALID_OUTPUT, ("nan", "hc"): Status.INVALID_OUTPUT,
                       ("nan", "fd"): Status.INVALID_OUTPUT, ("short", "hc"): Status.INVALID_OUTPUT,
                       ("short", "bd"): Status.UNSUPPORTED, ("short", "fd"): Status.UNSUPPORTED}
-    assert "supports the view(s) bd, hc; 'fd' is missing" in rows[("ols", "fd")].error
+    assert "supports the split(s) bd, hc; 'fd' is missing" in rows[("ols", "fd")].error
     assert "1 non-finite value(s) of 50" in rows[("nan", "bd")].error
     assert {r.task for r in rows.values()} == {"effect"}
     bd, hc = rows[("ols", "bd")].metrics, rows[("ols", "hc")].metrics
@@ -212,14 +213,28 @@ def test_no_oracle_reaches_the_method_process(tmp_path, monkeypatch):
     assert len(received) == 3 and not any("tau" in line or "oracle" in line for line in received)
 
 
-def test_effect_records_validate_the_task():
-    with pytest.raises(ValueError):
-        MethodInfo(name="x", factory="a:b", task="estimation")
-    assert MethodInfo(name="x", factory="a:b", task="effect", views=["bd"]).views == ("bd",)
+def test_records_of_an_uninstalled_task_or_a_wrong_output_kind_are_reported_not_registered():
+    from causalarena.hookspecs import hookimpl
+    from causalarena.plugins import get_registry
+
+    class Plugin:
+        @hookimpl
+        def arena_methods(self):
+            yield MethodInfo(name="x", factory="a:b", task="estimation")
+            yield MethodInfo(name="y", factory="a:b", task="effect", output_kind="dag")
+            yield MethodInfo(name="z", factory="a:b", task="effect", views=["bd"], output_kind="effect")
+
+    registry = get_registry(extra_plugins=[Plugin()])
+    assert "x" not in registry.methods and "y" not in registry.methods
+    assert registry.methods["z"].views == ("bd",)
+    errors = {e.name: e.error for e in registry.errors}
+    assert "serves the task 'estimation', which no installed distribution registers" in errors["x"]
+    assert errors["y"] == "method 'y': output_kind 'dag' is not one of the effect task's ['effect']"
 
 
 def test_the_conformance_kit_runs_effect_rules_for_an_effect_method():
-    from causalarena.testing import ConformanceError, make_effect_dataset, method_checks
+    from arena_task_effect.testing import make_effect_dataset
+    from causalarena.testing import ConformanceError, method_checks
 
     good = effect_info("ols", "LinearSLearner", views=("bd", "hc"))
     import sys
@@ -269,7 +284,7 @@ def test_the_family_kit_runs_effect_rules_and_catches_an_oracle_leak():
 
 def test_the_effect_table_keeps_the_default_run_beside_a_context_length_run(tmp_path):
     """A `--n` run of the same cell is a stress variant: it never replaces the default-size result."""
-    from causalarena.report import effect_leaderboard, effect_table
+    from arena_task_effect.report import effect_leaderboard, effect_table
 
     m = effect_info("ols", "LinearSLearner", views=("bd",))
     with Store(str(tmp_path / "r.sqlite")) as st:
@@ -336,14 +351,14 @@ def test_the_cli_names_a_task_mismatch_before_running_anything(tmp_path, monkeyp
     assert (results / "leaderboard.md").read_text().startswith("# Effect estimation (sPEHE²")
     # the runtime fit is a discovery analysis: on an effect-only store it says so (not "no ok runs")
     assert main(["report", "--results", str(results), "--runtime"], registry=reg) == 2
-    assert "this store holds only effect runs" in capsys.readouterr().err
+    assert "this store holds no discovery run" in capsys.readouterr().err
     assert not (results / "runtime.csv").exists()
     # --metrics picks the discovery leaderboard's cells: on an effect-only store, with --task effect, or
     # naming an effect metric, it would be ignored; each is a usage error that names why
     assert main(["report", "--results", str(results), "--metrics", "f1"], registry=reg) == 2
     assert f"{results / 'arena.sqlite'} holds effect runs only" in capsys.readouterr().err
     assert main(base + ["--task", "effect", "--metrics", "shd"], registry=reg) == 2
-    assert "--task effect runs no discovery cell; the effect table always shows spehe2" in capsys.readouterr().err
+    assert "--task effect runs no discovery cell; the effect section always shows its own columns" in capsys.readouterr().err
     assert main(base + ["--methods", "chain", "--metrics", "f1,spehe2"], registry=reg) == 2
     assert "--metrics: ['spehe2'] score(s) the effect task" in capsys.readouterr().err
     # failures.csv counts the effect runs too, under their task; leaderboard.md shows their status counts
