@@ -25,9 +25,9 @@ def _plugin(name, **hooks):
 
 
 def test_every_hook_has_the_prefix_and_a_contract_docstring():
-    assert sorted(HOOKS) == ["arena_commands", "arena_components", "arena_executors", "arena_families",
-                            "arena_interventions", "arena_isolation_backends", "arena_methods", "arena_metrics",
-                            "arena_reports", "arena_tasks"]
+    assert sorted(HOOKS) == ["arena_cell_stored", "arena_commands", "arena_components", "arena_executors",
+                            "arena_families", "arena_interventions", "arena_isolation_backends", "arena_methods",
+                            "arena_metrics", "arena_reports", "arena_run_end", "arena_run_start", "arena_tasks"]
     for name in HOOKS:
         doc = inspect.getdoc(getattr(hookspecs, name)) or ""
         assert "Returns:" in doc and len(doc.splitlines()) >= 5, f"{name} lacks a contract docstring"

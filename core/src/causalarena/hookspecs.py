@@ -19,7 +19,7 @@ typed facade.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
 import pluggy
 
@@ -248,4 +248,46 @@ def arena_tasks() -> Iterable[TaskInfo]:
         def arena_tasks():
             yield TaskInfo(name="ranking", factory="my_pkg.task:RankingTask",
                            help="a causal order from a table, scored by its order divergence")
+    """
+
+
+# -- life cycle of a run (read-only: what a hook does cannot change a stored result) ------------------------
+
+
+@hookspec
+def arena_run_start(run: Mapping[str, Any]) -> None:
+    """Called once by ``arena run`` (and :func:`causalarena.run`) before the first cell runs.
+
+    ``run`` is a read-only mapping: ``results`` (the folder), ``store`` (its SQLite file),
+    ``methods``, ``families`` (names), ``cells`` (how many this invocation asks for) and
+    ``started_at`` (ISO time). A hook that raises is reported once as a warning; the run goes on.
+    A results sink (MLflow, W&B, a JSON-lines file) opens its destination here.
+
+    Returns:
+        None (a value is ignored).
+    """
+
+
+@hookspec
+def arena_cell_stored(run: Mapping[str, Any], record: Mapping[str, Any]) -> None:
+    """Called after each run is stored (in the process that writes the store), with a read-only copy.
+
+    ``record`` is the stored row (:meth:`causalarena.runs.RunRecord.as_row`: key, status,
+    metrics as JSON text, timings …); changing it changes nothing stored. Called in the order
+    runs are stored, from the runner's threads (a sink that writes a file locks it).
+
+    Returns:
+        None (a value is ignored).
+    """
+
+
+@hookspec
+def arena_run_end(run: Mapping[str, Any], counts: Mapping[str, int]) -> None:
+    """Called once when the grid ends: ``counts`` is status → runs of this invocation (not resumed ones).
+
+    Not called when the run stops on a machine fault or an interrupt (the cells stored so far were
+    already reported by :func:`arena_cell_stored`).
+
+    Returns:
+        None (a value is ignored).
     """

@@ -112,6 +112,25 @@ class Registry:
     tasks: Dict[str, TaskInfo] = attrs.field(factory=dict)
     errors: List[LoadError] = attrs.field(factory=list)
     _task_objects: Dict[str, Any] = attrs.field(factory=dict, init=False, repr=False, eq=False)
+    _pm: Any = attrs.field(default=None, init=False, repr=False, eq=False)
+    _hook_errors: set = attrs.field(factory=set, init=False, repr=False, eq=False)
+
+    def notify(self, hook: str, **kwargs: Any) -> None:
+        """Call every plugin's life-cycle hook ``hook`` (``arena_run_start`` …) with ``kwargs``.
+
+        One implementation at a time: one that raises is reported once on stderr (naming the
+        plugin and the error) and the others still run; nothing it returns is used.
+        """
+        if self._pm is None:
+            return
+        for impl in getattr(self._pm.hook, hook).get_hookimpls():
+            try:
+                impl.function(*[kwargs[name] for name in impl.argnames])
+            except Exception as exc:  # noqa: BLE001 - a sink never stops a run
+                what = f"{impl.plugin_name}.{hook} raised {type(exc).__name__}: {exc}"
+                if what not in self._hook_errors:
+                    self._hook_errors.add(what)
+                    print(f"warning: {what} (the run goes on; reported once)", file=sys.stderr)
 
     def kind(self, kind: str) -> Dict[str, Any]:
         return getattr(self, kind)
@@ -312,6 +331,7 @@ def get_registry(strict: Optional[bool] = None, extra_plugins: Iterable[Any] = (
             raise PluginLoadError(str(exc)) from exc
 
     registry = Registry(errors=errors)
+    registry._pm = pm
     # registration order (built-ins first, then entry points): pm.get_plugins() is a set, whose order
     # varies between runs (which distribution a duplicate names first, the order of `arena --help`)
     plugins = [p for _, p in pm.list_name_plugin() if p is not None]

@@ -51,8 +51,10 @@ def rescore_updates(store: Any, metrics: Mapping[str, Any], tasks: Optional[Sequ
     """
     from ..plugins import default_registry
 
-    registry = default_registry() if tasks is None else None
-    objects = tasks if tasks is not None else [registry.task(name) for name in sorted(registry.tasks)]
+    if tasks is None:
+        registry = default_registry()
+        tasks = [registry.task(name) for name in sorted(registry.tasks)]
+    objects = tasks
     # each task rescores its own kept outputs (discovery: the scored DAG against its truth)
     return [(key, dict(values)) for task in objects for key, values in task.rescore(store, metrics)]
 

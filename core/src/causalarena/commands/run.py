@@ -13,7 +13,7 @@ import argparse
 import contextlib
 import os
 import sys
-from typing import Any, Dict, Optional
+from typing import Any, Dict, NamedTuple, Optional
 
 from ..records import STATUSES
 from ._common import (
@@ -223,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
     from ..store import MachineFault
 
     try:
-        return _run(args)
+        return execute(args).exit_code
     except MachineFault as exc:
         return _machine_fault("arena run", exc)
 
@@ -245,7 +245,31 @@ def _check_selection(registry: Any, grids: Any, families: Any, methods: Any) -> 
             raise UsageError(str(exc)) from None
 
 
-def _run(args: argparse.Namespace) -> int:
+class RunOutcome(NamedTuple):
+    """What :func:`execute` did: the exit code, the results folder and this invocation's counts.
+
+    Attributes:
+        exit_code: 0 (failed cells are stored, not fatal; ``--cluster-dry-run`` too).
+        results: the results folder (:class:`pathlib.Path`).
+        counts: status → runs of this invocation; ``skipped``: cells already stored (resumed).
+    """
+
+    exit_code: int
+    results: Any
+    counts: Dict[str, int]
+    skipped: int
+
+
+def execute(args: argparse.Namespace) -> RunOutcome:
+    """Run the grid ``args`` selects (the parsed ``arena run`` options): ``arena run`` and
+    :func:`causalarena.run` both come here, so resume, statuses and files are the same.
+
+    Raises:
+        UsageError: a bad value, an empty selection, or the folder is in use by another run.
+        MachineFault: the dataset cache or the store cannot be written (cells stored so far are kept).
+    """
+    from types import MappingProxyType
+
     from ..report import print_report, write_report
     from ..runner import grid_keys, make_cells, run_grid
     from ..store import Store
@@ -349,10 +373,18 @@ def _run(args: argparse.Namespace) -> int:
     if executor is not None and args.cluster_dry_run:
         print(executor.dry_run())
         executor.close()
-        return 0
+        return RunOutcome(0, results, {}, 0)
     launcher = _isolation_launcher(args, registry, methods, console, python=args.python)
     closing = contextlib.nullcontext() if executor is None else contextlib.closing(executor)
+    run_info = MappingProxyType({"results": str(results), "store": str(results / STORE_NAME),
+                                 "methods": tuple(m.name for m in methods), "families": tuple(f.name for f in families),
+                                 "cells": len(cells) * len(grids), "started_at": _now_iso()})
+
+    def stored(row: Any) -> None:  # the life-cycle hook, with a read-only copy of the stored row
+        registry.notify("arena_cell_stored", run=run_info, record=MappingProxyType(row.as_row()))
+
     with _FolderLock(results), Store(str(results / STORE_NAME)) as store, closing:
+        registry.notify("arena_run_start", run=run_info)
         if executor is not None:
             console.print(_start_executor(executor, args.cluster), highlight=False)
         for protocol, n in grids:
@@ -366,7 +398,7 @@ def _run(args: argparse.Namespace) -> int:
                 progress=not args.no_progress, cache_dir=str(results / "datasets"),
                 retry_statuses=tuple(_csv(args.retry) or ()), suite=suite.name if suite else None,
                 launcher=launcher, cpdag_orientation=args.cpdag_orientation, cpdag_repair=args.cpdag_repair,
-                executor=executor,
+                executor=executor, on_stored=stored,
             )
             for k, v in summary.counts.items():
                 counts[k] = counts.get(k, 0) + v
@@ -377,6 +409,7 @@ def _run(args: argparse.Namespace) -> int:
         # the folder's runs are read back for the report: from the file, not from an unlinked inode
         store.check_file()
         runs = store.runs_frame()
+    registry.notify("arena_run_end", run=run_info, counts=MappingProxyType(dict(counts)))
     done = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
     console.print(f"this invocation: {done}; skipped {skipped} already stored; {elapsed:.1f} s")
     grid_runs = _only_keys(runs, keys)
@@ -390,7 +423,13 @@ def _run(args: argparse.Namespace) -> int:
     if not args.no_extensions:
         _run_report_extensions(registry, results, results / STORE_NAME, runs, console,
                                {"analyses": None, "factors": None, "reference": None, "metrics": metrics})
-    return 0
+    return RunOutcome(0, results, counts, skipped)
+
+
+def _now_iso() -> str:
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 
