@@ -19,9 +19,9 @@ import test_write_diagnosis as tw
 from arena_diagnosis import effect as E
 from arena_diagnosis import slices
 from arena_diagnosis.report import write_diagnosis
+from arena_task_effect.task import estimates_frame
 from causalarena.records import ReportContext
 from causalarena.store import Store
-from arena_task_effect.task import estimates_frame
 
 
 def _frames(path: Path):

@@ -56,7 +56,7 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import attrs
 
@@ -76,6 +76,10 @@ from .workers import MEMORY_POLL_S, MIN_MEMORY_MB, WORKER_FIT_STATUSES, WorkerEr
 __all__ = ["MEMORY_POLL_S", "MIN_MEMORY_MB", "WORKER_FIT_STATUSES", "Cell", "DatasetCache", "GridSummary",
            "RunConfig", "Runner", "Scorer", "WorkerError", "WorkerHandle", "cell_key", "count_failures",
            "default_scorer", "grid_keys", "harness_fault", "instance_fingerprint", "make_cells", "run_grid"]
+
+
+def _names(values: Iterable[str]) -> Tuple[str, ...]:
+    return tuple(str(v) for v in values)
 
 
 @attrs.frozen(kw_only=True)
@@ -129,7 +133,7 @@ class RunConfig:
     progress: bool = True
     env: Optional[Mapping[str, str]] = None
     cache_dir: Optional[str] = None
-    retry_statuses: Tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    retry_statuses: Tuple[str, ...] = attrs.field(default=(), converter=_names)
     suite: Optional[str] = None
     scorer: Optional[Scorer] = None
     load_timeout_s: Optional[float] = 600.0

@@ -28,7 +28,7 @@ from arena_method_causalpfn import method as M  # noqa: E402
 from arena_method_causalpfn.checkpoint import TINY_MODEL_CONFIG, save_tiny_checkpoint, tiny_config  # noqa: E402
 from arena_method_causalpfn.method import CausalPFN, feature_matrices  # noqa: E402
 from arena_method_causalpfn.plugin import CHECKPOINT_ENV, HUB_ID, POINT_VIEWS  # noqa: E402
-from arena_task_effect.task import estimates_frame
+from arena_task_effect.task import estimates_frame  # noqa: E402
 
 #: role → column names of each point view of the hand-built world (CausalIDView Table 3)
 VIEW_ROLES = {"bd": {"confounder": ["U"]}, "fd": {"mediator": ["M"]}, "iv": {"instrument": ["I"]},

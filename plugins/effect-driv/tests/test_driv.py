@@ -14,7 +14,14 @@ import pytest
 
 from arena_method_driv import __version__
 from arena_method_driv.method import ForestDRIVMethod, binary_instrument
-from arena_task_effect.effect import EffectDataset, EffectMethod, EffectOracle, EffectPrediction, mean_effect_error, spehe2
+from arena_task_effect.effect import (
+    EffectDataset,
+    EffectMethod,
+    EffectOracle,
+    EffectPrediction,
+    mean_effect_error,
+    spehe2,
+)
 
 FAST = dict(n_estimators=300, nuisance_model="linear")  # the test world is linear; 'auto' takes ~50 s here
 

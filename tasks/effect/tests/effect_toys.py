@@ -155,3 +155,69 @@ class ToyEffectFamily(Family):
 
     def instances(self):
         return [(LeakyWorld if self.leaky else ToyWorld)()]
+
+
+# -- a discovery cell beside the effect cells (a mixed grid): the chain 0 -> 1 -> 2 and a method that finds it --
+
+CHAIN = np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]], dtype=np.int8)
+
+
+class Chain:
+    """A discovery method returning the chain 0 → 1 → 2 (the truth of :class:`ChainInstance`)."""
+
+    def fit(self, dataset):
+        self.adjacency_ = CHAIN.copy()
+        return self
+
+    def prediction(self, kind="dag"):
+        from causalarena.data import Prediction
+
+        return Prediction(adjacency=self.adjacency_, kind="dag")
+
+
+def info(name: str, cls: str, **kw) -> MethodInfo:
+    """A discovery method of this module."""
+    return MethodInfo(name=name, factory=f"effect_toys:{cls}", **kw)
+
+
+class ChainInstance:
+    """A fixed 3-variable linear chain 0 → 1 → 2 with uniform noise (a discovery instance)."""
+
+    task = "discovery"
+    factors = {"graph": "chain"}
+
+    def __init__(self, scm_id: str = "chain-0", family: str = "toy", splits=("obs", "obs_int"), n_replicates: int = 1):
+        self.scm_id, self.family, self.splits, self.n_replicates = scm_id, family, tuple(splits), n_replicates
+
+    def true_adjacency(self):
+        return CHAIN
+
+    def fingerprint(self):
+        return hashlib.sha256(f"chain:{self.scm_id}".encode()).hexdigest()[:16]
+
+    def dataset(self, split, replicate, standardise=True, protocol="default", n=None):
+        from causalarena.data import Dataset
+
+        seed = cell_seed(self.family, self.scm_id, split, replicate)
+        e = np.random.default_rng(seed % (2 ** 32)).uniform(-1, 1, size=(n or 200, 3))
+        x1 = 0.8 * e[:, 0] + e[:, 1]
+        X = np.column_stack([e[:, 0], x1, -0.7 * x1 + e[:, 2]])
+        X = (X - X.mean(0)) / X.std(0) if standardise else X
+        mask, regime = np.zeros(X.shape, dtype=bool), np.full(len(X), -1)
+        if split == "obs_int":  # the last 20 rows intervene on X0
+            mask[-20:, 0], regime[-20:] = True, 0
+        return Dataset(X=X, columns=["X0", "X1", "X2"], intervention_mask=mask, regime=regime, true_adjacency=CHAIN,
+                       metadata={"family": self.family, "scm_id": self.scm_id, "split": split,
+                                 "replicate": replicate, "seed": seed})
+
+
+class ChainFamily(Family):
+    """A discovery family of two chain instances (family ``toy``)."""
+
+    name = "toy"
+
+    def __init__(self, n=200):
+        super().__init__(n=n)
+
+    def instances(self):
+        return [ChainInstance("chain-0"), ChainInstance("chain-1")]

@@ -7,8 +7,7 @@ import os
 
 import numpy as np
 import pytest
-from effect_toys import TESTS_DIR, ToyWorld, effect_info
-from fault_methods import ChainInstance, info
+from effect_toys import TESTS_DIR, ChainInstance, ToyWorld, effect_info, info
 
 from arena_task_effect.effect import (
     EffectDataset,
@@ -306,7 +305,7 @@ class _MixedTasks:
 
     @hookimpl
     def arena_families(self):
-        yield FamilyInfo(name="toy", kind="synthetic", factory="family_toys:GoodFamily")
+        yield FamilyInfo(name="toy", kind="synthetic", factory="effect_toys:ChainFamily")
         yield FamilyInfo(name="toy_effect", kind="synthetic", task="effect", factory="effect_toys:ToyEffectFamily")
 
     @hookimpl

@@ -13,7 +13,7 @@ import argparse
 import contextlib
 import os
 import sys
-from typing import Any, Dict, NamedTuple, Optional
+from typing import Any, Dict, List, NamedTuple, NoReturn, Optional, Tuple
 
 from ..records import STATUSES
 from ._common import (
@@ -260,6 +260,17 @@ class RunOutcome(NamedTuple):
     skipped: int
 
 
+class _Selection(NamedTuple):
+    """What an ``arena run`` invocation selected: records, instances, cells and the grids to run them in."""
+
+    methods: List[Any]
+    families: List[Any]
+    instances: List[Any]
+    cells: List[Any]
+    grids: List[Tuple[str, Optional[int]]]
+    suite: Any
+
+
 def execute(args: argparse.Namespace) -> RunOutcome:
     """Run the grid ``args`` selects (the parsed ``arena run`` options): ``arena run`` and
     :func:`causalarena.run` both come here, so resume, statuses and files are the same.
@@ -268,34 +279,47 @@ def execute(args: argparse.Namespace) -> RunOutcome:
         UsageError: a bad value, an empty selection, or the folder is in use by another run.
         MachineFault: the dataset cache or the store cannot be written (cells stored so far are kept).
     """
-    from types import MappingProxyType
-
-    from ..report import print_report, write_report
-    from ..runner import grid_keys, make_cells, run_grid
-    from ..store import Store
-
     registry = _registry(args, args.strict)
     console = _console()
     _print_errors(registry, console)
     _validate_run_args(args, registry)
+    sel = _selection(args, registry, console)
+    results = _results_dir(args.results, create=True)
+    what = f"suite {sel.suite.name!r}: {len(sel.grids)} grids × " if sel.suite else ""
+
+    def count(k: int, noun: str) -> str:
+        return f"{k} {noun}{'' if k == 1 else 's'}"
+
+    console.print(f"[bold]CausalArena[/bold]: {what}{count(len(sel.methods), 'method')} × "
+                  f"{count(len(sel.instances), 'instance')} "
+                  f"→ {len(sel.cells) * len(sel.grids)} cells; results in {results}/ (rerun the same command to resume)")
+    note = reserved_key_note(os.environ)
+    if note:
+        console.print(note, highlight=False)
+    executor = _executor(args, registry, console)
+    if executor is not None and args.cluster_dry_run:
+        print(executor.dry_run())
+        executor.close()
+        return RunOutcome(0, results, {}, 0)
+    counts, skipped, elapsed, keys, runs = _run_grids(args, registry, console, sel, results, executor)
+    done = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
+    console.print(f"this invocation: {done}; skipped {skipped} already stored; {elapsed:.1f} s")
+    _report(args, registry, console, results, runs, _only_keys(runs, keys), counts, skipped)
+    return RunOutcome(0, results, counts, skipped)
+
+
+def _selection(args: argparse.Namespace, registry: Any, console: Any) -> _Selection:
+    """The methods, families, instances and cells ``args`` selects, checked before anything runs.
+
+    Raises:
+        UsageError: naming the option at fault (an unknown name, another task, an empty selection …).
+    """
+    from ..runner import make_cells
+
     methods = _select(registry.methods, _csv(args.methods), "method(s)")
     families = _select(registry.families, _csv(args.families), "family(ies)")
     if args.task:
-        from ..tasks import task_of
-
-        picked = [m for m in methods if task_of(m) == args.task]
-        if args.methods and len(picked) < len(methods):
-            other = [m.name for m in methods if task_of(m) != args.task]
-            raise UsageError(f"--task {args.task}: method(s) {other} serve another task")
-        methods = picked
-        picked_families = [f for f in families if task_of(f) == args.task]
-        if args.families and len(picked_families) < len(families):
-            other = [f.name for f in families if task_of(f) != args.task]
-            raise UsageError(f"--task {args.task}: family(ies) {other} serve another task")
-        families = picked_families
-        if not methods or not families:
-            raise UsageError(f"--task {args.task}: no installed {'method' if not methods else 'family'} serves "
-                             f"this task (`arena plugins` lists each record's task)")
+        methods, families = _of_task(args, methods, families)
     if not methods:
         raise UsageError("no method installed: pip install a plugin, e.g. plugins/pc")
     if not families:
@@ -305,7 +329,7 @@ def execute(args: argparse.Namespace) -> RunOutcome:
         if fam_name not in registry.families:
             raise UsageError(f"--family-option for unknown family {fam_name!r}; installed: {sorted(registry.families)}")
     suite = None
-    grids = [(args.protocol, args.n)]
+    grids: List[Tuple[str, Optional[int]]] = [(args.protocol, args.n)]
     splits = _csv(args.splits)
     if args.suite:
         suite = _find_suite(registry, args.suite)
@@ -341,78 +365,101 @@ def execute(args: argparse.Namespace) -> RunOutcome:
                              "task with views offers those)")
     cells = make_cells(instances, methods, splits=splits, replicates=replicates)
     if not cells:
-        from ..tasks import task_of
-
-        method_tasks, family_tasks = {task_of(m) for m in methods}, {task_of(f) for f in families}
-        if not method_tasks & family_tasks:
-            raise UsageError(f"the selection gives no cells: method(s) {[m.name for m in methods]} serve the "
-                             f"{'/'.join(sorted(method_tasks))} task, family(ies) {[f.name for f in families]} "
-                             f"the {'/'.join(sorted(family_tasks))} task (`arena plugins` lists each record's task)")
-        raise UsageError("the selection gives no cells (check --splits, --scm and --replicates)")
+        _no_cells(methods, families)
     _warn_unpaired(methods, instances, cells, console)
-    results = _results_dir(args.results, create=True)
-    what = f"suite {suite.name!r}: {len(grids)} grids × " if suite else ""
-    def count(k: int, noun: str) -> str:
-        return f"{k} {noun}{'' if k == 1 else 's'}"
+    return _Selection(methods, families, instances, cells, grids, suite)
 
-    console.print(f"[bold]CausalArena[/bold]: {what}{count(len(methods), 'method')} × "
-                  f"{count(len(instances), 'instance')} "
-                  f"→ {len(cells) * len(grids)} cells; results in {results}/ (rerun the same command to resume)")
-    note = reserved_key_note(os.environ)
-    if note:
-        console.print(note, highlight=False)
+
+def _of_task(args: argparse.Namespace, methods: List[Any], families: List[Any]) -> Tuple[List[Any], List[Any]]:
+    """``--task``: the selected methods and families of that task (naming one of another task explicitly
+    is an error, not dropped quietly)."""
+    from ..tasks import task_of
+
+    picked = [m for m in methods if task_of(m) == args.task]
+    if args.methods and len(picked) < len(methods):
+        other = [m.name for m in methods if task_of(m) != args.task]
+        raise UsageError(f"--task {args.task}: method(s) {other} serve another task")
+    picked_families = [f for f in families if task_of(f) == args.task]
+    if args.families and len(picked_families) < len(families):
+        other = [f.name for f in families if task_of(f) != args.task]
+        raise UsageError(f"--task {args.task}: family(ies) {other} serve another task")
+    if not picked or not picked_families:
+        raise UsageError(f"--task {args.task}: no installed {'method' if not picked else 'family'} serves "
+                         f"this task (`arena plugins` lists each record's task)")
+    return picked, picked_families
+
+
+def _no_cells(methods: List[Any], families: List[Any]) -> NoReturn:
+    """The usage error of a selection without cells: the methods' and families' tasks differ, or the filters."""
+    from ..tasks import task_of
+
+    method_tasks, family_tasks = {task_of(m) for m in methods}, {task_of(f) for f in families}
+    if not method_tasks & family_tasks:
+        raise UsageError(f"the selection gives no cells: method(s) {[m.name for m in methods]} serve the "
+                         f"{'/'.join(sorted(method_tasks))} task, family(ies) {[f.name for f in families]} "
+                         f"the {'/'.join(sorted(family_tasks))} task (`arena plugins` lists each record's task)")
+    raise UsageError("the selection gives no cells (check --splits, --scm and --replicates)")
+
+
+def _run_grids(args: argparse.Namespace, registry: Any, console: Any, sel: _Selection, results: Any,
+               executor: Any) -> Tuple[Dict[str, int], int, float, set, Any]:
+    """Run every grid of the selection into the folder's store, telling the life-cycle hooks.
+
+    Returns:
+        ``(counts, skipped, seconds, keys of the selected cells, the folder's runs frame)``.
+    """
+    from types import MappingProxyType
+
+    from ..runner import RunConfig, grid_keys, run_grid
+    from ..store import Store
+
     # one BLAS/OpenMP thread budget per worker, so N workers do not oversubscribe the cores
     threads = str(max(1, (os.cpu_count() or 1) // max(1, args.jobs)))
     worker_env = {var: os.environ.get(var, threads)
                   for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
-    counts: Dict[str, int] = {}
-    skipped = 0
-    elapsed = 0.0
-    keys: set = set()
-    executor = _executor(args, registry, console)
-    if executor is not None and args.cluster_dry_run:
-        print(executor.dry_run())
-        executor.close()
-        return RunOutcome(0, results, {}, 0)
-    launcher = _isolation_launcher(args, registry, methods, console, python=args.python)
-    closing = contextlib.nullcontext() if executor is None else contextlib.closing(executor)
     run_info = MappingProxyType({"results": str(results), "store": str(results / STORE_NAME),
-                                 "methods": tuple(m.name for m in methods), "families": tuple(f.name for f in families),
-                                 "cells": len(cells) * len(grids), "started_at": _now_iso()})
+                                 "methods": tuple(m.name for m in sel.methods),
+                                 "families": tuple(f.name for f in sel.families),
+                                 "cells": len(sel.cells) * len(sel.grids), "started_at": _now_iso()})
 
     def stored(row: Any) -> None:  # the life-cycle hook, with a read-only copy of the stored row
         registry.notify("arena_cell_stored", run=run_info, record=MappingProxyType(row.as_row()))
 
+    config = RunConfig(jobs=args.jobs, budget_s=args.budget, memory_mb=args.memory_mb, env=worker_env,
+                       python=args.python, standardise=not args.raw, progress=not args.no_progress,
+                       cache_dir=str(results / "datasets"), retry_statuses=_csv(args.retry) or [],
+                       suite=sel.suite.name if sel.suite else None,
+                       launcher=_isolation_launcher(args, registry, sel.methods, console, python=args.python),
+                       cpdag_orientation=args.cpdag_orientation, cpdag_repair=args.cpdag_repair, on_stored=stored)
+    counts: Dict[str, int] = {}
+    skipped, elapsed, keys = 0, 0.0, set()
+    closing = contextlib.nullcontext() if executor is None else contextlib.closing(executor)
     with _FolderLock(results), Store(str(results / STORE_NAME)) as store, closing:
         registry.notify("arena_run_start", run=run_info)
         if executor is not None:
             console.print(_start_executor(executor, args.cluster), highlight=False)
-        for protocol, n in grids:
-            if len(grids) > 1:
+        for protocol, n in sel.grids:
+            if len(sel.grids) > 1:
                 console.print(f"grid: protocol={protocol}" + (f", n={n}" if n else ""))
-            grid_cells = cells
-            summary = run_grid(
-                grid_cells, registry, store, jobs=args.jobs, budget_s=args.budget, memory_mb=args.memory_mb,
-                env=worker_env,
-                python=args.python, standardise=not args.raw, protocol=protocol, n=n,
-                progress=not args.no_progress, cache_dir=str(results / "datasets"),
-                retry_statuses=tuple(_csv(args.retry) or ()), suite=suite.name if suite else None,
-                launcher=launcher, cpdag_orientation=args.cpdag_orientation, cpdag_repair=args.cpdag_repair,
-                executor=executor, on_stored=stored,
-            )
+            summary = run_grid(sel.cells, registry, store, config, executor=executor, protocol=protocol, n=n)
             for k, v in summary.counts.items():
                 counts[k] = counts.get(k, 0) + v
             skipped += summary.skipped
             elapsed += summary.elapsed_seconds
-            keys |= set(grid_keys(grid_cells, standardise=not args.raw, protocol=protocol, n=n,
+            keys |= set(grid_keys(sel.cells, standardise=not args.raw, protocol=protocol, n=n,
                                   cpdag_orientation=args.cpdag_orientation, cpdag_repair=args.cpdag_repair))
         # the folder's runs are read back for the report: from the file, not from an unlinked inode
         store.check_file()
         runs = store.runs_frame()
     registry.notify("arena_run_end", run=run_info, counts=MappingProxyType(dict(counts)))
-    done = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
-    console.print(f"this invocation: {done}; skipped {skipped} already stored; {elapsed:.1f} s")
-    grid_runs = _only_keys(runs, keys)
+    return counts, skipped, elapsed, keys, runs
+
+
+def _report(args: argparse.Namespace, registry: Any, console: Any, results: Any, runs: Any, grid_runs: Any,
+            counts: Dict[str, int], skipped: int) -> None:
+    """Print the grid's leaderboard, write the folder's report files, then the report extensions."""
+    from ..report import print_report, write_report
+
     if skipped:
         _hint_stored_failures(grid_runs, counts, console)
     metrics = tuple(_csv(args.metrics) or ("f1", "shd"))
@@ -423,7 +470,6 @@ def execute(args: argparse.Namespace) -> RunOutcome:
     if not args.no_extensions:
         _run_report_extensions(registry, results, results / STORE_NAME, runs, console,
                                {"analyses": None, "factors": None, "reference": None, "metrics": metrics})
-    return RunOutcome(0, results, counts, skipped)
 
 
 def _now_iso() -> str:

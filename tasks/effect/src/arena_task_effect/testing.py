@@ -126,8 +126,9 @@ def _arrays(pred: Any) -> List[Any]:
 
 def check_effect_registered(info: MethodInfo, params: Dict[str, Any]) -> None:
     """Registered through an entry point; the factory is an EffectMethod; task, output kind and views agree."""
+    from causalarena.plugins import CORE_DISTRIBUTION
+
     from .effect import EffectMethod
-    from .plugins import CORE_DISTRIBUTION
 
     reg = _strict_registry()
     if info.name not in reg.methods:
