@@ -223,12 +223,16 @@ def test_records_of_an_uninstalled_task_or_a_wrong_output_kind_are_reported_not_
             yield MethodInfo(name="y", factory="a:b", task="effect", output_kind="dag")
             yield MethodInfo(name="z", factory="a:b", task="effect", views=["bd"], output_kind="effect")
 
-    registry = get_registry(extra_plugins=[Plugin()])
+    registry = get_registry(strict=False, extra_plugins=[Plugin()])
     assert "x" not in registry.methods and "y" not in registry.methods
     assert registry.methods["z"].views == ("bd",)
     errors = {e.name: e.error for e in registry.errors}
     assert "serves the task 'estimation', which no installed distribution registers" in errors["x"]
     assert errors["y"] == "method 'y': output_kind 'dag' is not one of the effect task's ['effect']"
+    from causalarena.plugins import PluginLoadError
+
+    with pytest.raises(PluginLoadError, match="method 'x' serves the task 'estimation'"):
+        get_registry(strict=True, extra_plugins=[Plugin()])
 
 
 def test_the_conformance_kit_runs_effect_rules_for_an_effect_method():
