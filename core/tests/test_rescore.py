@@ -44,7 +44,12 @@ class _Toys:
 
 @pytest.fixture(scope="module")
 def reg():
-    return get_registry(strict=False, extra_plugins=[_Toys()])
+    import sys
+
+    sys.path.insert(0, TESTS_DIR)
+    import toy_task_plugin  # a second task and its metric (max_abs_error), as an installed task would add
+
+    return get_registry(strict=False, extra_plugins=[_Toys(), toy_task_plugin])
 
 
 RUN = ["run", "--families", "toy", "--methods", "chain,reversed,undirected,scored,seeded", "--splits", "obs",
@@ -80,13 +85,14 @@ def test_rescore_reproduces_every_stored_metric_then_adds_a_new_one(reg, capsys,
     out = capsys.readouterr().out
     assert f"rescored 20 runs from their stored predictions ({', '.join(ALL)}) in {path}" in out
     assert "no stored prediction" not in out
-    # every installed metric by default, but the line names only those written: a discovery store gets no sPEHE²
-    assert "spehe2" in reg.metrics
+    # every installed metric by default, but the line names only those written: a discovery store gets no
+    # metric of another task
+    assert reg.metrics["max_abs_error"].task == "column_means"
     assert main(["rescore", "--results", str(results)], registry=reg) == 0
     out = capsys.readouterr().out
-    assert "rescored 20 runs" in out and "shd" in out and "spehe2" not in out and "stay_error" not in out
+    assert "rescored 20 runs" in out and "shd" in out and "max_abs_error" not in out
     # only another task's metric asked for: no run is rescored (it said "rescored 20 runs" before)
-    assert main(["rescore", "--results", str(results), "--metrics", "spehe2"], registry=reg) == 0
+    assert main(["rescore", "--results", str(results), "--metrics", "max_abs_error"], registry=reg) == 0
     assert "rescored 0 runs from their stored predictions (no metric)" in capsys.readouterr().out
     again = _metrics(path)
     for key, values in stored.items():
