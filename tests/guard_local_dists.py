@@ -15,7 +15,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
-PREFIXES = ("causal-arena", "arena-method-", "arena-family-", "arena-sandbox", "arena-contrib-", "arena-cards", "arena-diagnosis", "arena-dask")
+PREFIXES = ("causal-arena", "arena-method-", "arena-family-", "arena-sandbox", "arena-contrib-", "arena-cards", "arena-diagnosis",
+            "arena-dask", "arena-task-", "arena-effect-", "arena-export")
 
 
 def main() -> int:
