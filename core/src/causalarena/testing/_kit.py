@@ -22,7 +22,7 @@ import os
 import subprocess
 import sys
 import textwrap
-from typing import Any, Callable, Dict, Iterator, List, NoReturn, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, NoReturn, Optional, Tuple, Type, TypeVar
 
 import attrs
 
@@ -171,7 +171,10 @@ def parametrize(subject: Subject, names: Tuple[Any, ...], *args: Dict[str, Any])
 # Rules every plugin obeys
 # ---------------------------------------------------------------------------
 
-def _registered(info: Any, table: str, base: type) -> Tuple[Any, type]:
+_T = TypeVar("_T")
+
+
+def _registered(info: Any, table: str, base: Type[_T]) -> Tuple[Any, Type[_T]]:
     """The registry's record of ``info`` and its factory, once the common rules hold.
 
     Rules: registered (in ``registry.<table>``) through an entry point of its
