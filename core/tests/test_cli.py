@@ -305,19 +305,36 @@ def test_show_default_listing_and_one_spec(reg, capsys):
     assert code == 2 and "no instance 'nope' in family 'plain'" in err
 
 
-def test_scm_selection_uses_select_and_keeps_the_real_error_of_a_malformed_id(reg, capsys, tmp_path):
-    # arena run selects instances with the helpers a plugin command uses too (causalarena.commands.family_instances;
-    # arena-export's tests cover `arena export` over two families)
-    code, out, err = arena(reg, capsys, "run", "--families", "strictid", "--scm", "zz", "--results", str(tmp_path / "r"))
-    assert code == 2 and err == "arena run: error: family 'strictid': malformed id 'zz': expected chain-wK\n"
-    code, out, err = arena(reg, capsys, "run", "--families", "plain", "--scm", "chain-w1,zz",
-                           "--results", str(tmp_path / "r"))
-    assert code == 2 and "--scm: no selected family has instance(s) ['zz']" in err
+def test_scm_selection_uses_select_and_keeps_the_real_error_of_a_malformed_id(reg):
+    # the selection helpers of `arena run` and of a plugin's command (arena-export's tests run `arena export`)
+    from causalarena.commands import UsageError, family_instances, select
+
+    def pick(*names):
+        return select(reg.families, list(names), "family(ies)")
+
+    with pytest.raises(UsageError, match=r"^family 'strictid': malformed id 'zz': expected chain-wK$"):
+        family_instances(reg, pick("strictid"), {}, ["zz"])
+    with pytest.raises(UsageError, match=r"^--scm: no selected family has instance\(s\) \['zz'\]$"):
+        family_instances(reg, pick("plain"), {}, ["chain-w1", "zz"])
+    # two families: an id one of them lacks is not an error while another has it
+    pairs = family_instances(reg, pick("strictid", "plain"), {}, ["chain-w2"])
+    assert [(fam.name, inst.family, inst.scm_id) for fam, inst in pairs] == [("strictid", "strictid", "chain-w2"),
+                                                                             ("plain", "plain", "chain-w2")]
+    with pytest.raises(UsageError, match=r"^unknown family\(ies\) \['nope'\]; installed: \["):
+        pick("plain", "nope")
 
 
 def test_fresh_goes_to_the_families_that_take_it(reg, capsys, tmp_path):
-    code, out, err = arena(reg, capsys, "run", "--families", "plain", "--fresh", "1", "--results", str(tmp_path / "r"))
-    assert code == 2 and "--fresh: none of the selected families ['plain'] draws fresh rounds" in err
+    import argparse
+
+    from causalarena.commands import UsageError, apply_fresh, select
+
+    families = select(reg.families, ["plain"], "family(ies)")
+    with pytest.raises(UsageError, match=r"^--fresh: none of the selected families \['plain'\] draws fresh rounds$"):
+        apply_fresh(argparse.Namespace(fresh=1), reg, families, {})
+    families, options = select(reg.families, ["plain", "audited"], "family(ies)"), {}
+    apply_fresh(argparse.Namespace(fresh=1), reg, families, options)
+    assert [f.name for f in families] == ["audited"] and options == {"audited": {"fresh": 1}}
     AuditedFamily.calls.clear()
     code, out, err = arena(reg, capsys, "audit", "audited", "--fresh", "2", "--jobs", "1", "--scm", "chain-w1")
     assert code == 0, err
