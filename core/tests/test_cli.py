@@ -189,8 +189,7 @@ def test_a_plugin_command_is_listed_in_help_and_runs_with_its_arguments(reg, cap
     assert "say hello (a test plugin)" in out and "echo the raw argv" in out
     # the core's commands first, in their order
     listed = out.split("{", 1)[1].split("}", 1)[0].split(",")
-    assert listed[:9] == ["plugins", "methods", "families", "show", "run", "audit", "report", "rescore",
-                          "export"]
+    assert listed[:8] == ["plugins", "methods", "families", "show", "run", "audit", "report", "rescore"]
     assert {"hello", "echo", "broken"} <= set(listed)
     assert arena(reg, capsys, "hello", "--name", "ada", "--times", "2") == (0, "hello ada\nhello ada\n", "")
     with pytest.raises(SystemExit) as exc:
@@ -306,30 +305,43 @@ def test_show_default_listing_and_one_spec(reg, capsys):
     assert code == 2 and "no instance 'nope' in family 'plain'" in err
 
 
-def test_scm_selection_uses_select_and_keeps_the_real_error_of_a_malformed_id(reg, capsys, tmp_path):
-    code, out, err = arena(reg, capsys, "export", "--family", "strictid", "--scm", "zz", "--out", str(tmp_path))
-    assert code == 2 and err == "arena export: error: family 'strictid': malformed id 'zz': expected chain-wK\n"
-    code, out, err = arena(reg, capsys, "export", "--family", "plain", "--scm", "chain-w1,zz", "--out", str(tmp_path))
-    assert code == 2 and "--scm: no selected family has instance(s) ['zz']" in err
+def test_scm_selection_uses_select_and_keeps_the_real_error_of_a_malformed_id(reg):
+    # the selection helpers of `arena run` and of a plugin's command (arena-export's tests run `arena export`)
+    from causalarena.commands import UsageError, family_instances, select
+
+    def pick(*names):
+        return select(reg.families, list(names), "family(ies)")
+
+    with pytest.raises(UsageError, match=r"^family 'strictid': malformed id 'zz': expected chain-wK$"):
+        family_instances(reg, pick("strictid"), {}, ["zz"])
+    with pytest.raises(UsageError, match=r"^--scm: no selected family has instance\(s\) \['zz'\]$"):
+        family_instances(reg, pick("plain"), {}, ["chain-w1", "zz"])
     # two families: an id one of them lacks is not an error while another has it
-    code, out, err = arena(reg, capsys, "export", "--family", "strictid,plain", "--scm", "chain-w2", "--replicates",
-                           "1", "--no-audit", "--out", str(tmp_path / "two"))
-    assert code == 0, err
-    manifest = json.loads((tmp_path / "two" / "release.json").read_text())
-    assert [(e["family"], e["scm_id"]) for e in manifest["instances"]] == [("strictid", "chain-w2"),
-                                                                          ("plain", "chain-w2")]
+    pairs = family_instances(reg, pick("strictid", "plain"), {}, ["chain-w2"])
+    assert [(fam.name, inst.family, inst.scm_id) for fam, inst in pairs] == [("strictid", "strictid", "chain-w2"),
+                                                                             ("plain", "plain", "chain-w2")]
+    with pytest.raises(UsageError, match=r"^unknown family\(ies\) \['nope'\]; installed: \["):
+        pick("plain", "nope")
 
 
 def test_fresh_goes_to_the_families_that_take_it(reg, capsys, tmp_path):
-    code, out, err = arena(reg, capsys, "export", "--family", "plain", "--fresh", "1", "--out", str(tmp_path))
-    assert code == 2 and "--fresh: none of the selected families ['plain'] draws fresh rounds" in err
+    import argparse
+
+    from causalarena.commands import UsageError, apply_fresh, select
+
+    families = select(reg.families, ["plain"], "family(ies)")
+    with pytest.raises(UsageError, match=r"^--fresh: none of the selected families \['plain'\] draws fresh rounds$"):
+        apply_fresh(argparse.Namespace(fresh=1), reg, families, {})
+    families, options = select(reg.families, ["plain", "audited"], "family(ies)"), {}
+    apply_fresh(argparse.Namespace(fresh=1), reg, families, options)
+    assert [f.name for f in families] == ["audited"] and options == {"audited": {"fresh": 1}}
     AuditedFamily.calls.clear()
     code, out, err = arena(reg, capsys, "audit", "audited", "--fresh", "2", "--jobs", "1", "--scm", "chain-w1")
     assert code == 0, err
     assert AuditedFamily.calls[-1]["options"] == {"fresh": 2}
 
 
-# --------------------------------------------------------------------------- audit, export
+# --------------------------------------------------------------------------- audit
 
 
 def test_audit_is_generic_over_the_family(reg, capsys, tmp_path):
@@ -360,23 +372,17 @@ def test_audit_is_generic_over_the_family(reg, capsys, tmp_path):
     assert code == 1 and "family 'audited' (arena-test-families): audit record 'chain-w1' lacks" in err
 
 
-def test_export_audits_through_the_instance_family(reg, capsys, tmp_path):
-    AuditedFamily.calls.clear()
-    code, out, err = arena(reg, capsys, "export", "--family", "audited,plain", "--scm", "chain-w1",
-                           "--replicates", "1", "--out", str(tmp_path))
-    assert code == 0, err
-    assert AuditedFamily.calls == [{"scm_ids": ["chain-w1"], "splits": ["obs", "obs_int"], "replicates": 1,
-                                    "jobs": 1, "options": {}}]
-    audit = json.loads((tmp_path / "audited__chain-w1" / "audit.json").read_text())
-    assert audit["passed"] is True and audit["tables"] == 2
-    assert not (tmp_path / "plain__chain-w1" / "audit.json").exists()  # no audit: no record
-    manifest = json.loads((tmp_path / "release.json").read_text())
-    assert {e["family"]: e["audit_passed"] for e in manifest["instances"]} == {"audited": True, "plain": None}
-    assert manifest["audit_passed"] == 1
-    # a failed audit is exit code 1, named
-    code, out, err = arena(reg, capsys, "export", "--family", "audited", "--scm", "chain-w2", "--replicates", "1",
-                           "--out", str(tmp_path / "f"))
-    assert code == 1 and "audit failed for ['chain-w2']" in out
+def test_export_comes_with_arena_export(reg, capsys, tmp_path):
+    # the core has no export command: without arena-export `arena export` names the distribution (exit 2)
+    if "export" in reg.commands:
+        pytest.skip("arena-export is installed in this environment (export/tests covers the command)")
+    code, out, err = arena(reg, capsys, "export", "--out", str(tmp_path / "x"))
+    assert code == 2
+    assert err == ("arena export: error: the export command comes with arena-export: pip install arena-export "
+                   "(in this repository: pip install ./export)\n")
+    code, out, err = arena(reg, capsys, "plugins", "--json")
+    assert code == 0 and not [r for r in json.loads(out) if r["name"] == "export"]
+    assert not (tmp_path / "x").exists()
 
 
 def test_run_rejects_unknown_retry_statuses_from_the_one_status_list(reg, capsys, tmp_path):
@@ -393,8 +399,7 @@ def test_core_commands_come_from_the_builtin_plugin():
     import causalarena.commands as commands
 
     infos = list(commands.arena_commands())
-    assert [i.name for i in infos] == ["plugins", "methods", "families", "show", "run", "audit", "report", "rescore",
-                                         "export"]
+    assert [i.name for i in infos] == ["plugins", "methods", "families", "show", "run", "audit", "report", "rescore"]
     for info in infos:
         obj = info.load()
         assert callable(obj.configure) and callable(obj.run) and info.help

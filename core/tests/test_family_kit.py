@@ -17,6 +17,7 @@ from causalarena.records import FamilyInfo
 from causalarena.testing import (
     FAMILY_CHECKS,
     ConformanceError,
+    _kit,
     check_family,
     check_family_column_order,
     check_family_datasets,
@@ -28,6 +29,7 @@ from causalarena.testing import (
     check_family_replicates,
     check_family_sortability,
     check_family_true_graph,
+    families,
     family_checks,
 )
 
@@ -52,9 +54,9 @@ def registered_toy(tmp_path, monkeypatch):
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: arena-family-toy\nVersion: 0.1.0\n")
     (info / "entry_points.txt").write_text("[causalarena]\ntoy = toy_family_plugin\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    testing._strict_registry.cache_clear()
+    _kit._strict_registry.cache_clear()
     yield "toy"
-    testing._strict_registry.cache_clear()
+    _kit._strict_registry.cache_clear()
 
 
 def test_good_family_passes_every_check(registered_toy):
@@ -79,7 +81,7 @@ def test_parametrize_ids():
     mark = testing.parametrize_family_checks("toy", max_instances=1)
     values = mark.args[1]
     assert [repr(c) for c in values][:3] == ["toy:registered", "toy:descriptor_cheap", "toy:instances"]
-    assert all(c.settings == {"max_instances": 1} for c in values)
+    assert all(c.args == ({}, {"max_instances": 1}) for c in values)  # (options, settings)
 
 
 @pytest.mark.parametrize("cls, check, pattern", [
@@ -152,16 +154,16 @@ def test_declared_cycle_is_accepted():
 
     inst = _instances(Declared)[0]
     ds = inst.dataset("obs", 0)
-    assert testing._check_truth(toy("x"), inst, "obs", ds).tolist() == np.asarray(inst.true_adjacency()).tolist()
+    assert families._check_truth(toy("x"), inst, "obs", ds).tolist() == np.asarray(inst.true_adjacency()).tolist()
 
 
 def test_max_instances_limits_the_data_checks():
     calls = []
 
     def spy(info, options, settings):
-        calls.append(len(testing._instances(info, options, settings)))
+        calls.append(len(families._instances(info, options, settings)))
 
-    testing._FamilyCheck(toy("GoodFamily"), "spy", spy, {}, {"max_instances": 1})()
+    _kit._Check(families.FAMILIES, toy("GoodFamily"), "spy", spy, {}, {"max_instances": 1})()
     assert calls == [1]
 
 

@@ -31,7 +31,7 @@ def _lint_imports(pythonpath: str) -> subprocess.CompletedProcess:
 
 def _src_path() -> str:
     dirs = [str(p) for p in sorted(ROOT.glob("*/*/src")) + [ROOT / "sandbox" / "src", ROOT / "diagnosis" / "src",
-                                                             ROOT / "core" / "src"]]
+                                                             ROOT / "export" / "src", ROOT / "core" / "src"]]
     return os.pathsep.join(dirs)
 
 

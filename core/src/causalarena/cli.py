@@ -11,10 +11,9 @@ from the built-in plugin :mod:`causalarena.commands`::
     arena audit FAMILY                     regenerate + audit a family's SCMs (App. A.2)
     arena report [--results DIR]           the leaderboard of a results folder
     arena rescore [--results DIR]          recompute metrics from the stored predictions
-    arena export [--family F] [--scm ID]   datasets (Parquet), specs (JSON), adjacency (CSV)
 
 ``sandbox`` comes from arena-sandbox; ``validate`` and ``card`` from
-arena-cards. ``arena --help`` is built from the records alone; a command's
+arena-cards; ``export`` from arena-export. ``arena --help`` is built from the records alone; a command's
 factory is imported (and its ``configure(parser)`` called) only when that
 command runs, so a command whose module fails to import breaks only itself.
 A passthrough command (``CommandInfo.passthrough``) gets the rest of the
@@ -43,6 +42,7 @@ KNOWN_COMMANDS = {
     "sandbox": ("arena-sandbox", "./sandbox"),
     "validate": ("arena-cards", "./families/cards"),
     "card": ("arena-cards", "./families/cards"),
+    "export": ("arena-export", "./export"),
 }
 
 

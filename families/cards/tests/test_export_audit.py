@@ -19,7 +19,7 @@ import pytest
 from arena_cards.family import CardFamily, FailedCard
 from arena_cards.model import load_card
 from arena_cards.validate import BOUNDARY_MASS, audit_tables, validate_card
-from causalarena.export import export_instance, read_exported_table, write_release_manifest
+from arena_export import export_instance, read_exported_table, write_release_manifest
 
 HERE = Path(__file__).resolve().parent
 #: the example card whose backlog_days = max(..., 0) puts > 10 % of the rows at 0, with no declared boundary

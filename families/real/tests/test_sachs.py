@@ -120,7 +120,7 @@ def test_family_without_sachs_and_unknown_option():
 
 
 def test_export_roundtrip_of_sachs(tmp_path, inst):
-    from causalarena.export import export_instance, read_adjacency_csv, read_exported_table
+    from arena_export import export_instance, read_adjacency_csv, read_exported_table
 
     paths = export_instance(inst, tmp_path)
     # a real table has no executable spec: no spec.json and no audit record, but its factor tags

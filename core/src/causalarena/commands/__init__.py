@@ -5,7 +5,7 @@ Each command module exposes ``configure(parser)`` (adds its arguments) and
 only when its command runs, so ``arena --help`` reads nothing but the records
 below. Commands of other distributions come through the same hook
 (``arena_commands``): ``sandbox`` from arena-sandbox, ``validate`` and
-``card`` from arena-cards.
+``card`` from arena-cards, ``export`` from arena-export.
 
 A plugin's command imports the public helpers from here::
 
@@ -13,6 +13,12 @@ A plugin's command imports the public helpers from here::
 
 and ``console()`` (a rich console, 200 columns when stdout is not a terminal) and
 ``comma_list(text)`` (``"a, b,,c"`` → ``["a", "b", "c"]``), as the core's commands use them.
+A command that selects instances the way ``arena run`` does (``--family``, ``--scm``,
+``--fresh``, ``--splits``) uses the same helpers: ``registry_of(args)`` (the registry of
+this invocation), ``select(table, names, what)`` (records by name, a :class:`UsageError`
+listing the installed ones), ``apply_fresh(args, registry, families, options)``,
+``family_instances(registry, families, options, scm_ids)`` (``(family, instance)`` pairs),
+``validate_splits(text)`` and ``check_positive(option, value, integer=False)``.
 A :class:`UsageError` is printed as one line with exit code 2. The core's
 own helpers (:mod:`causalarena.commands._common`) are not public: the lint's
 import contracts forbid plugins to import them.
@@ -25,10 +31,17 @@ from typing import Iterator
 from ..hookspecs import hookimpl
 from ..records import CommandInfo
 from ._common import UsageError, add_family_option, parse_family_options
+from ._common import _apply_fresh as apply_fresh
 from ._common import _console as console
 from ._common import _csv as comma_list
+from ._common import _family_instances as family_instances
+from ._common import _positive as check_positive
+from ._common import _registry as registry_of
+from ._common import _select as select
+from ._common import _validate_splits as validate_splits
 
-__all__ = ["UsageError", "parse_family_options", "add_family_option", "console", "comma_list", "arena_commands"]
+__all__ = ["UsageError", "parse_family_options", "add_family_option", "console", "comma_list", "arena_commands",
+           "apply_fresh", "check_positive", "family_instances", "registry_of", "select", "validate_splits"]
 
 _HERE = __name__
 
@@ -49,5 +62,3 @@ def arena_commands() -> Iterator[CommandInfo]:
     yield CommandInfo(name="report", factory=f"{_HERE}.report", help="print the leaderboard of a results folder")
     yield CommandInfo(name="rescore", factory=f"{_HERE}.rescore",
                       help="recompute metrics from the stored predictions, without running any method")
-    yield CommandInfo(name="export", factory=f"{_HERE}.export",
-                      help="export datasets (Parquet), specs (JSON), adjacency (CSV)")

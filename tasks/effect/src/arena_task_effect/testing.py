@@ -1,12 +1,13 @@
-"""The effect task's conformance rules: the method and family kits' checks, by check id.
+"""The effect task's conformance rules: the kits' check ids, answered for effect methods and families.
 
-:func:`causalarena.testing.parametrize_method_checks` / ``family_checks`` run these for a method
-or family whose task is ``effect`` (:meth:`arena_task_effect.task.EffectTask.method_checks`):
-an :class:`~arena_task_effect.effect.EffectMethod` factory, a valid estimate on every declared
-view of a reference world (:func:`make_effect_dataset`), determinism, estimates that follow the
-query order (id ``ignores_true_adjacency``), refits that forget earlier fits; for a family,
-EffectInstance listings, context and query units, paired views, finiteness, context size,
-determinism and no oracle in what a method sees (CausalIDView App. D).
+:mod:`causalarena.testing` runs the same check ids for every plugin; for one whose descriptor says
+``task="effect"`` it asks :meth:`arena_task_effect.task.EffectTask.method_checks` /
+``family_checks`` for the rule of each id (:data:`METHOD_CHECKS`, :data:`FAMILY_CHECKS`): an
+:class:`~arena_task_effect.effect.EffectMethod` factory, a valid estimate on every declared view of
+a reference world (:func:`make_effect_dataset`), determinism, estimates that follow the query order
+(under the id ``ignores_true_adjacency``), refits that forget earlier fits; for a family, an
+EffectInstance listing, paired views, finite values, the context size, determinism and an oracle
+that never reaches the method (CausalIDView App. D).
 """
 
 from __future__ import annotations
@@ -16,24 +17,13 @@ from typing import Any, Callable, Dict, List, Optional
 import numpy as np
 
 from causalarena.records import MethodInfo
+from causalarena.testing._kit import ConformanceError, _fail, _skip, _strict_registry, _who
+from causalarena.testing.families import _cells, _dataset, _instances
+from causalarena.testing.methods import _build, _check_params_roundtrip
 
-# the kit's shared helpers (the same failure messages and registry lookups as the discovery checks)
-from causalarena.testing import (  # noqa: F401
-    ConformanceError,
-    _build,
-    _cells,
-    _check_params_roundtrip,
-    _dataset,
-    _fail,
-    _ffail,
-    _fwho,
-    _instances,
-    _resolve,
-    _same,
-    _skip,
-    _strict_registry,
-    _who,
-)
+__all__ = [
+    "EFFECT_REFERENCE_VIEWS", "FAMILY_CHECKS", "METHOD_CHECKS", "ORACLE_KEYS", "make_effect_dataset",
+]
 
 #: the point views and the bounds views the reference effect world offers (CausalIDView §4.1.2, App. B.5)
 EFFECT_REFERENCE_VIEWS = ("bd", "fd", "iv", "px", "hc", "pi_manski", "pi_iv", "pi_msm_2")
@@ -126,8 +116,7 @@ def _arrays(pred: Any) -> List[Any]:
 
 def check_effect_registered(info: MethodInfo, params: Dict[str, Any]) -> None:
     """Registered through an entry point; the factory is an EffectMethod; task, output kind and views agree."""
-    from causalarena.plugins import CORE_DISTRIBUTION
-
+    from ..plugins import CORE_DISTRIBUTION
     from .effect import EffectMethod
 
     reg = _strict_registry()
@@ -207,7 +196,6 @@ def check_effect_refit_independent(info: MethodInfo, params: Dict[str, Any]) -> 
             _fail(info, "fit() on a second dataset depends on an earlier fit; reset learned state in fit()")
 
 
-
 #: oracle-like names that must not appear in what a method sees (metadata keys)
 ORACLE_KEYS = ("tau", "tau0", "cate", "ite", "oracle", "mu0", "mu1", "y0", "y1", "potential_outcomes", "lower",
                "upper")
@@ -219,10 +207,10 @@ def _oracle(info: Any, inst: Any, split: str, replicate: int = 0, **kw: Any) -> 
     try:
         o = inst.oracle(split, replicate, **kw)
     except Exception as exc:
-        raise ConformanceError(f"{_fwho(info, inst, split)}: oracle(split={split!r}, replicate={replicate}) raised "
+        raise ConformanceError(f"{_who(info, inst, split)}: oracle(split={split!r}, replicate={replicate}) raised "
                                f"{type(exc).__name__}: {exc}") from exc
     if not isinstance(o, EffectOracle):
-        _ffail(info, f"oracle() returned {type(o).__name__}, not a causalarena.effect.EffectOracle", inst, split)
+        _fail(info, f"oracle() returned {type(o).__name__}, not a causalarena.effect.EffectOracle", inst, split)
     return o
 
 
@@ -235,20 +223,20 @@ def check_effect_family_instances(info: Any, options: Dict[str, Any], settings: 
     ids = []
     for k, inst in enumerate(insts):
         if not isinstance(inst, EffectInstance):
-            _ffail(info, f"instances()[{k}] is {type(inst).__name__}, not a causalarena.effect.EffectInstance")
+            _fail(info, f"instances()[{k}] is {type(inst).__name__}, not a causalarena.effect.EffectInstance")
         if inst.family != info.name:
-            _ffail(info, f"instance.family is {inst.family!r}, not the registered name {info.name!r}", inst)
+            _fail(info, f"instance.family is {inst.family!r}, not the registered name {info.name!r}", inst)
         splits = tuple(inst.splits)
         if not splits or len(set(splits)) != len(splits) or not all(isinstance(v, str) and v for v in splits):
-            _ffail(info, f"views (splits) {splits!r} must be distinct non-empty strings", inst)
+            _fail(info, f"views (splits) {splits!r} must be distinct non-empty strings", inst)
         reps = inst.n_replicates
         if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
-            _ffail(info, f"n_replicates must be a positive int, got {reps!r}", inst)
+            _fail(info, f"n_replicates must be a positive int, got {reps!r}", inst)
         ids.append(inst.scm_id)
     if len(set(ids)) != len(ids):
-        _ffail(info, "duplicate instance ids; ids must be unique within a family")
+        _fail(info, "duplicate instance ids; ids must be unique within a family")
     if [i.scm_id for i in _instances(info, dict(options), {})] != ids:
-        _ffail(info, "instances() lists other ids (or another order) from a fresh family object")
+        _fail(info, "instances() lists other ids (or another order) from a fresh family object")
 
 
 def check_effect_family_datasets(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
@@ -257,13 +245,13 @@ def check_effect_family_datasets(info: Any, options: Dict[str, Any], settings: D
     for inst, split in _cells(info, options, settings):
         ds, o = _dataset(info, inst, split), _oracle(info, inst, split)
         if not np.array_equal(ds.query_ids, o.query_ids):
-            _ffail(info, "the oracle's query ids differ from the dataset's", inst, split)
+            _fail(info, "the oracle's query ids differ from the dataset's", inst, split)
         if ds.q < 1 or ds.n < 4:
-            _ffail(info, f"{ds.n} context and {ds.q} query units; an effect table needs both", inst, split)
+            _fail(info, f"{ds.n} context and {ds.q} query units; an effect table needs both", inst, split)
         if np.intersect1d(ds.query_ids, ds.unit_ids).size:
-            _ffail(info, "query units are also context units (query_ids ∩ unit_ids is not empty)", inst, split)
+            _fail(info, "query units are also context units (query_ids ∩ unit_ids is not empty)", inst, split)
         if ds.target == "bounds" and o.lower is None:
-            _ffail(info, "a bounds view's oracle has no identified-set endpoints (lower, upper)", inst, split)
+            _fail(info, "a bounds view's oracle has no identified-set endpoints (lower, upper)", inst, split)
 
 
 def check_effect_family_paired_views(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
@@ -277,7 +265,7 @@ def check_effect_family_paired_views(info: Any, options: Dict[str, Any], setting
             for name, a, b in (("unit_ids", base.unit_ids, ds.unit_ids), ("T", base.T, ds.T), ("Y", base.Y, ds.Y),
                                ("query_ids", base.query_ids, ds.query_ids), ("oracle tau", ob.tau, o.tau)):
                 if not np.array_equal(a, b):
-                    _ffail(info, f"views {views[0]!r} and {v!r} differ in {name}: views must be projections of one "
+                    _fail(info, f"views {views[0]!r} and {v!r} differ in {name}: views must be projections of one "
                                  "realisation (App. D.1)", inst, v)
 
 
@@ -288,9 +276,9 @@ def check_effect_family_finite(info: Any, options: Dict[str, Any], settings: Dic
         for name, arr in (("oracle tau", o.tau), ("Y", ds.Y), *((f"auxiliary[{r!r}]", a) for r, a in
                                                                 ds.auxiliary.items())):
             if not np.isfinite(arr).all():
-                _ffail(info, f"{name} has non-finite values", inst, split)
+                _fail(info, f"{name} has non-finite values", inst, split)
         if np.isinf(ds.X).any():
-            _ffail(info, "X has infinite entries", inst, split)
+            _fail(info, "X has infinite entries", inst, split)
 
 
 def check_effect_family_context_size(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
@@ -301,10 +289,10 @@ def check_effect_family_context_size(info: Any, options: Dict[str, Any], setting
         k = max(4, full.n // 2)
         small, o = _dataset(info, inst, split, n=k), _oracle(info, inst, split, n=k)
         if small.n != k:
-            _ffail(info, f"dataset(n={k}) has {small.n} context units", inst, split)
+            _fail(info, f"dataset(n={k}) has {small.n} context units", inst, split)
         if not np.array_equal(small.query_ids, full.query_ids) or not np.array_equal(o.tau, _oracle(info, inst,
                                                                                                     split).tau):
-            _ffail(info, f"dataset(n={k}) changed the query units or the oracle", inst, split)
+            _fail(info, f"dataset(n={k}) changed the query units or the oracle", inst, split)
 
 
 def check_effect_family_deterministic(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
@@ -313,9 +301,9 @@ def check_effect_family_deterministic(info: Any, options: Dict[str, Any], settin
     for inst, twin in zip(_instances(info, options, settings), fresh):
         for split in inst.splits:
             if _dataset(info, inst, split).to_npz_bytes() != _dataset(info, twin, split).to_npz_bytes():
-                _ffail(info, "the same view built twice differs (seed everything from the cell)", inst, split)
+                _fail(info, "the same view built twice differs (seed everything from the cell)", inst, split)
             if not np.array_equal(_oracle(info, inst, split).tau, _oracle(info, twin, split).tau):
-                _ffail(info, "the oracle differs between two builds", inst, split)
+                _fail(info, "the oracle differs between two builds", inst, split)
 
 
 def check_effect_family_no_oracle_leak(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
@@ -327,7 +315,7 @@ def check_effect_family_no_oracle_leak(info: Any, options: Dict[str, Any], setti
         ds, o = _dataset(info, inst, split), _oracle(info, inst, split)
         leaked = sorted(k for k in ds.metadata if str(k).lower() in ORACLE_KEYS)
         if leaked:
-            _ffail(info, f"metadata keys {leaked} reach the method process", inst, split)
+            _fail(info, f"metadata keys {leaked} reach the method process", inst, split)
         if np.ptp(o.tau) == 0:
             continue  # a constant target (a negative control, τ = 0) cannot be told from a constant column
         tau = np.round(o.tau, 10)
@@ -335,14 +323,10 @@ def check_effect_family_no_oracle_leak(info: Any, options: Dict[str, Any], setti
             for key in z.files:
                 arr = z[key]
                 if arr.dtype.kind == "f" and arr.size and np.isin(tau, np.round(arr.ravel(), 10)).mean() > 0.5:
-                    _ffail(info, f"the array {key!r} a method receives contains the oracle τ values", inst, split)
+                    _fail(info, f"the array {key!r} a method receives contains the oracle τ values", inst, split)
 
 
-def _not_an_effect_rule(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
-    _skip(f"{info.name}: a discovery rule (graphs, sortability, column order) with no effect counterpart")
-
-
-#: check id → the effect rule that replaces the discovery check of that id (None: not an effect rule)
+#: check id → the effect rule answering it for an effect method (None: not an effect rule, passes)
 METHOD_CHECKS: Dict[str, Optional[Callable[..., None]]] = {
     "registered": check_effect_registered,
     "get_params": check_effect_get_params,

@@ -1,6 +1,6 @@
 """``arena export``: datasets (Parquet), specs (JSON), adjacency (CSV), audit records.
 
-Layout and formats: :mod:`causalarena.export`. Each instance's ``audit.json``
+Contributed by arena-export (:mod:`arena_export.plugin`). Layout and formats: :mod:`arena_export`. Each instance's ``audit.json``
 comes from its own family's audit (:meth:`Family.audit
 <causalarena.family.Family.audit>`); a family without one writes none
 (``audit_passed: null`` in ``release.json``). Exit code 1 when an audit failed.
@@ -12,18 +12,18 @@ import argparse
 import json
 import sys
 
-from ._common import (
+from causalarena.commands import (
     UsageError,
-    _apply_fresh,
-    _console,
-    _csv,
-    _family_instances,
-    _positive,
-    _registry,
-    _select,
-    _validate_splits,
     add_family_option,
+    apply_fresh,
+    check_positive,
+    comma_list,
+    console,
+    family_instances,
     parse_family_options,
+    registry_of,
+    select,
+    validate_splits,
 )
 
 
@@ -47,15 +47,15 @@ def run(args: argparse.Namespace) -> int:
     Raises:
         UsageError: a bad value or an empty selection.
     """
-    from ..export import export_instance, write_release_manifest
+    from . import export_instance, write_release_manifest
 
-    registry = _registry(args)
-    _positive("--replicates", args.replicates, integer=True)
-    _validate_splits(args.splits)
-    families = _select(registry.families, _csv(args.family), "family(ies)")
+    registry = registry_of(args)
+    check_positive("--replicates", args.replicates, integer=True)
+    validate_splits(args.splits)
+    families = select(registry.families, comma_list(args.family), "family(ies)")
     options = parse_family_options(args.family_option)
-    _apply_fresh(args, registry, families, options)
-    pairs = _family_instances(registry, families, options, _csv(args.scm))
+    apply_fresh(args, registry, families, options)
+    pairs = family_instances(registry, families, options, comma_list(args.scm))
     instances = [inst for _, inst in pairs]
     if not instances:
         raise UsageError("nothing to export (check --family and --scm)")
@@ -64,24 +64,24 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"arena export writes discovery tables (a graph per table); {other} serve another "
                          "task: their tables are written by `arena run` into the results folder's datasets/ cache "
                          "(read with that task's loader, causalarena.tasks.Task.loader)")
-    wanted_splits = _csv(args.splits)
+    wanted_splits = comma_list(args.splits)
     if wanted_splits:
         missing = [f"{i.family}/{i.scm_id}" for i in instances if not set(wanted_splits) & set(i.splits)]
         if missing:
             raise UsageError(f"--splits {args.splits}: not provided by {missing} (e.g. real tables are obs only)")
     written = 0
     for fam, inst in pairs:
-        written += len(export_instance(inst, args.out, splits=_csv(args.splits),
+        written += len(export_instance(inst, args.out, splits=comma_list(args.splits),
                                        replicates=(list(range(args.replicates))
                                                    if args.replicates is not None else None),
                                        standardise=not args.raw, audit=not args.no_audit, family=fam))
     manifest = write_release_manifest(
         args.out, instances, command="arena " + " ".join(sys.argv[1:]),
-        settings={"standardised": not args.raw, "splits": _csv(args.splits) or "all the instance provides",
+        settings={"standardised": not args.raw, "splits": comma_list(args.splits) or "all the instance provides",
                   "replicates": args.replicates or "all the instance provides",
                   "columns": "one float64 column per variable, mask__<var> (bool, True where an intervention set "
                              "the entry), regime (int64: -1 observational, else the row's first target index)"})
     failed = [e["scm_id"] for e in json.loads(manifest.read_text())["instances"] if e["audit_passed"] is False]
-    _console().print(f"exported {len(instances)} instances ({written + 1} files) to {args.out}/"
+    console().print(f"exported {len(instances)} instances ({written + 1} files) to {args.out}/"
                      + (f"; [red]audit failed for {failed[:10]}[/red]" if failed else ""))
     return 1 if failed else 0

@@ -1,4 +1,4 @@
-"""causalarena.export: Parquet/JSON/CSV export of an instance and the Parquet round trip."""
+"""arena_export: Parquet/JSON/CSV export of an instance and the Parquet round trip."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from causalarena.data import Dataset
-from causalarena.export import (
+from arena_export import (
     export_instance,
     read_adjacency_csv,
     read_exported_table,
     write_adjacency_csv,
 )
+from causalarena.data import Dataset
 from causalarena.family import Instance
 
 COLUMNS = ["x", "y", "z w"]
@@ -140,7 +140,7 @@ def test_foreign_parquet_without_metadata(tmp_path):
 
 
 def test_factor_tags_audit_record_and_release_manifest(tmp_path):
-    from causalarena.export import write_release_manifest
+    from arena_export import write_release_manifest
     from causalarena.family import SCMInstance
     from causalarena.scm import SCMSpec, calibrate_outputs, node_from_components
 

@@ -1,4 +1,9 @@
-"""Export an instance's cells to files other tools can read (Parquet, JSON, CSV).
+"""arena-export: an instance's cells as files other tools read (Parquet, JSON, CSV), and ``arena export``.
+
+Installing this distribution adds the ``arena export`` command (entry point
+``causalarena: export`` → :mod:`arena_export.plugin`, through the core's
+``arena_commands`` hook; :mod:`arena_export.command`). The functions below are
+its library: a release can be written and read back from Python too.
 
 Layout written by :func:`export_instance` for one instance::
 
@@ -31,7 +36,12 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .data import Dataset, _json_default
+from causalarena.data import Dataset
+
+__version__ = "0.1.0"
+
+__all__ = ["ADJACENCY_CORNER", "MASK_PREFIX", "REGIME_COLUMN", "SCHEMA_KEY", "dataset_to_table", "export_instance",
+           "read_adjacency_csv", "read_exported_table", "write_adjacency_csv", "write_release_manifest"]
 
 PathLike = Union[str, Path]
 
@@ -42,6 +52,15 @@ SCHEMA_KEY = b"causalarena"
 ADJACENCY_CORNER = "parent"
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def _json_default(obj: Any) -> Any:
+    """numpy scalars and arrays as JSON values (``json.dumps(..., default=_json_default)``)."""
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
 
 
 def _safe(name: str) -> str:
@@ -213,7 +232,7 @@ def export_instance(instance: Any, outdir: PathLike, splits: Optional[Iterable[s
         factors["edges"] = [{"parent": par, "child": n.name, "mechanism": n.tags.get("mechanism"),
                              "noise": n.tags.get("noise")} for n in spec.nodes for par in n.parents]
         if hasattr(spec, "compile") and "obs_int" in splits:
-            from .interventions import default_target_pool
+            from causalarena.interventions import default_target_pool
 
             # the default protocol's pool (a property of the SCM, drawn from its id when the spec has none)
             pool = default_target_pool(spec.compile(), spec.id)
