@@ -142,7 +142,7 @@ def test_markers_are_well_formed():
     bad = []
     for path in pages():
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if "docs-test" not in line:
+            if not (line.strip().startswith("<!--") and "docs-test" in line):
                 continue
             m = MARKER.match(line.strip())
             if not m:
@@ -170,3 +170,28 @@ def test_skipped_blocks_are_listed(capsys):
         print(f"\n{len(skipped)} skipped documentation block(s):")
         for b in skipped:
             print(f"  docs/{b.page}:{b.line} {b.arg}")
+
+
+def test_a_failing_block_fails_its_page(tmp_path):
+    """The runner reports a block that exits non-zero or raises, with its page and line."""
+    env = dict(os.environ)
+    sh = Block("x.md", 3, "sh", "echo before\nfalse\necho $((40 + 2))\n", "sh", "")
+    py = Block("x.md", 9, "python", "raise ValueError('boom')\n", "python", "")
+    ok = Block("x.md", 12, "python", "print('fine')\n", "python", "")
+    sh_failure, py_failure = run_block(sh, tmp_path, env, 0), run_block(py, tmp_path, env, 1)
+    assert sh_failure is not None and "x.md:3" in sh_failure and "42" not in sh_failure
+    assert py_failure is not None and "x.md:9" in py_failure and "ValueError: boom" in py_failure
+    assert run_block(ok, tmp_path, env, 2) is None
+
+
+def test_markers_are_parsed(tmp_path):
+    page = DOCS / "_parse_probe.md"
+    page.write_text("<!-- docs-test: run -->\n```sh\necho 1\n```\n\n```sh\necho shown\n```\n\n"
+                    "<!-- docs-test: skip (no engine) -->\n```python\nraise SystemExit(1)\n```\n\n"
+                    "<!-- docs-test: file a/b.txt -->\n```text\nhello\n```\n", encoding="utf-8")
+    try:
+        got = [(b.lang, b.action, b.arg) for b in parse(page)]
+    finally:
+        page.unlink()
+    assert got == [("sh", "sh", ""), ("sh", "show", ""), ("python", "skip", "(no engine)"),
+                   ("text", "file", "a/b.txt")]
