@@ -32,7 +32,12 @@ import sys
 import traceback
 from typing import Any, Dict, Iterable, Optional, Sequence
 
-from .commands._common import REGISTRY_ATTR, UsageError, parse_family_options  # noqa: F401 - re-exported
+from .commands._common import (  # noqa: F401 - re-exported
+    PLUGIN_OPTIONS_ATTR,
+    REGISTRY_ATTR,
+    UsageError,
+    parse_family_options,
+)
 
 #: where build_parser leaves {command name: its subparser} on the parsed namespace
 SUBPARSERS_ATTR = "_arena_subparsers"
@@ -121,7 +126,10 @@ def build_parser(registry=None, configure: Iterable[str] = ()) -> argparse.Argum
 
                 raise PluginLoadError(f"command {name!r} of {info.distribution} {info.version}: "
                                       f"configure() raised {type(exc).__name__}: {exc}") from exc
-            sp.set_defaults(func=command.run)
+            from .plugins import add_options
+
+            # the plugins' own options of this command (hook arena_addoption); the command reads them by dest
+            sp.set_defaults(func=command.run, **{PLUGIN_OPTIONS_ATTR: add_options(registry, name, sp)})
     p.set_defaults(**{SUBPARSERS_ATTR: subparsers})
     return p
 
