@@ -270,4 +270,7 @@ def arena_addoption(command: str, parser: argparse.ArgumentParser, registry: Any
         parser: its ``argparse`` parser.
         registry: the command's :class:`~causalarena.plugins.Registry` (e.g. for an
             action that lists what is installed).
+
+    Returns:
+        Nothing: the options are added to ``parser`` in place.
     """

@@ -92,6 +92,10 @@ def check_options(options: Mapping[str, Any], runs: pd.DataFrame, registry: Any 
     if options.get("runtime") and not len(A.discovery_rows(runs)):
         raise ValueError("--runtime fits the discovery methods' load vs per-graph time (paper §5.5); this store "
                          "holds only effect runs (their fit times are in runs.parquet, column wall_seconds)")
+    if options.get("runtime"):
+        from .runtime import runtime_table
+
+        runtime_table(runs)  # an old store without worker columns: its ValueError says so
     factors = list(options.get("factors") or ())
     if factors:
         # the slices and interactions read discovery runs only (the effect table has its own columns)
