@@ -11,7 +11,15 @@ import pytest
 from causalarena import hookspecs
 from causalarena.hookspecs import hookimpl
 from causalarena.plugins import DEFAULT_PLUGINS, DuplicatePluginError, PluginError, PluginLoadError, get_registry
-from causalarena.records import AnalysisInfo, CommandInfo, ComponentInfo, FamilyInfo, InterventionInfo, MethodInfo, MetricInfo
+from causalarena.records import (
+    AnalysisInfo,
+    CommandInfo,
+    ComponentInfo,
+    FamilyInfo,
+    InterventionInfo,
+    MethodInfo,
+    MetricInfo,
+)
 
 HOOKS = [name for name, obj in vars(hookspecs).items() if name.startswith("arena_") and callable(obj)]
 

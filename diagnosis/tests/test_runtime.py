@@ -158,7 +158,8 @@ def test_missing_worker_columns_raise_named_error():
 def _store_with(path, rows):
     with Store(str(path / "arena.sqlite")) as store:
         for i, row in enumerate(rows):
-            store.record({**row, "config_hash": "h", "replicate": i})
+            # metrics: `arena report --runtime` prints the leaderboard too (the runtime analysis is arena-diagnosis's)
+            store.record({"metrics": {"f1": 0.5, "shd": 1.0}, **row, "config_hash": "h", "replicate": i})
 
 
 def test_cli_report_runtime_prints_and_writes_csv(tmp_path, capsys):
@@ -191,3 +192,15 @@ def test_negative_intercept_is_flagged():
     row = only(table, method="m", d=10)
     assert row["t_graph_s"] == pytest.approx(5.05) and row["t_fixed_s"] == pytest.approx(-6.6)
     assert "T_fixed < 0: per-graph times vary across graphs; read T_graph only" in row["flag"]
+
+
+def test_runtime_on_an_effect_only_store_or_with_analyses_is_refused_before_any_file():
+    """The fit is a discovery analysis: `arena report --runtime` on effect runs only says so (exit 2 in the CLI)."""
+    from arena_diagnosis.report import check_options
+
+    effect = frame(worker_rows("w", [0.1, 0.2])).assign(task="effect")
+    with pytest.raises(ValueError, match="this store holds only effect runs"):
+        check_options({"runtime": True}, effect)
+    with pytest.raises(ValueError, match="--runtime runs the runtime analysis alone"):
+        check_options({"runtime": True, "analyses": ["slices"]}, frame(worker_rows("w", [0.1])))
+    check_options({"runtime": True}, frame(worker_rows("w", [0.1])))  # a store with worker timing: fine
