@@ -44,6 +44,7 @@ function                          input frame                    paper
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
@@ -173,8 +174,11 @@ def _unique(values: Iterable) -> List:
 
 
 def _heatmap(ax, values: np.ndarray, rows: Sequence[str], cols: Sequence[str], *, cmap: str, norm,
-             fmt: str = "{:+.2f}", fontsize: float = 8.0):
-    """Annotated heatmap on ``ax``: one cell per value, the value printed in it (blank for NaN)."""
+             fmt: str = "{:+.2f}", fontsize: float = 8.0, notes: Optional[np.ndarray] = None):
+    """Annotated heatmap on ``ax``: one cell per value, the value printed in it (blank for NaN).
+
+    ``notes`` (same shape, str): a second, smaller line under each value (a unit count, an interval).
+    """
     im = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, norm=norm, aspect="auto")
     ax.set_xticks(range(len(cols)))
     ax.set_xticklabels([str(c) for c in cols], rotation=35, ha="right", rotation_mode="anchor")
@@ -194,7 +198,11 @@ def _heatmap(ax, values: np.ndarray, rows: Sequence[str], cols: Sequence[str], *
             # dark text on light cells, white on dark ones (relative luminance)
             colour = "black" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 else "white"
             text = fmt.format(0.0 if abs(v) < 0.005 else v).replace("+0.00", "0.00")
-            ax.text(j, i, text, ha="center", va="center", fontsize=fontsize, color=colour)
+            note = str(notes[i, j]) if notes is not None and notes[i, j] else ""
+            ax.text(j, i - (0.17 if note else 0.0), text, ha="center", va="center", fontsize=fontsize, color=colour)
+            if note:
+                ax.text(j, i + 0.2, note, ha="center", va="center", fontsize=fontsize - 2, color=colour,
+                        linespacing=1.0)
     return im
 
 
@@ -512,17 +520,39 @@ def interaction_heatmaps(inter: pd.DataFrame, out_dir: PathLike, stem: str = "in
         if transpose:
             table = table.T
         values = table.to_numpy(dtype=float)
-        fig = Figure(figsize=_figsize_for_heatmap(*values.shape), layout="constrained")
+        notes = _interaction_notes(sub, table, transpose)
+        h, w = values.shape
+        size = _figsize_for_heatmap(h, w) if notes is None else \
+            (min(3.0 + 2.5 + 1.0 * w, 24.0), min(1.8 + 0.62 * h, 36.0))  # room for the n and interval lines
+        fig = Figure(figsize=size, layout="constrained")
         ax = fig.subplots()
         im = _heatmap(ax, values, [str(r) for r in table.index], [str(c) for c in table.columns], cmap="RdBu_r",
-                      norm=_symmetric_norm(values))
+                      norm=_symmetric_norm(values), notes=notes)
         cb = fig.colorbar(im, ax=ax, shrink=0.85 if not transpose else 0.5)
         cb.set_label("interaction (F1, double-centred)")
         ax.set_xlabel("method" if transpose else str(factor))
         ax.set_ylabel(str(factor) if transpose else "method")
-        ax.set_title(f"Method x {factor} interaction (Eq. 7)", fontsize=10)
+        title = f"Method x {factor} interaction (Eq. 7)"
+        if notes is not None:
+            title += "\ncell: interaction, [95% bootstrap interval over SCMs] n = units"
+        ax.set_title(title, fontsize=10)
         paths += _save(fig, out_dir, f"{stem}_{_safe_stem(factor)}")
     return paths
+
+
+def _interaction_notes(sub: pd.DataFrame, table: pd.DataFrame, transpose: bool) -> Optional[np.ndarray]:
+    """Per cell ``"[lo, hi] n=k"`` (the bootstrap interval and unit count) in ``table``'s layout; None without units."""
+    if "units" not in sub.columns:
+        return None
+    has_ci = {"ci_low", "ci_high"} <= set(sub.columns)
+    text = {}
+    for r in sub.itertuples(index=False):
+        n = f"n={int(r.units)}"
+        lo, hi = (float(r.ci_low), float(r.ci_high)) if has_ci else (math.nan, math.nan)
+        interval = f"[{lo:+.2f}, {hi:+.2f}] " if np.isfinite(lo) and np.isfinite(hi) else ""
+        key = (str(r.level), str(r.method)) if transpose else (str(r.method), str(r.level))
+        text[key] = (interval + n).replace("+0.00", "0.00").replace("-0.00", "0.00")
+    return np.array([[text.get((str(i), str(c)), "") for c in table.columns] for i in table.index], dtype=object)
 
 
 # --------------------------------------------------------------------------- Fig. 11, 6a
