@@ -80,12 +80,15 @@ __all__ = [
 
 PathLike = Union[str, Path]
 
-#: Paul Tol's "muted" qualitative scheme (colour-blind safe), in his order.
-PALETTE = ("#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255", "#AA4499")
+#: method colours: Okabe & Ito's colour-blind-safe set (2008) with dark grey for its black and without its
+#: yellow (too light on white), plus Tol's olive and wine, ordered so that any two neighbours in sorted order
+#: (ges / gies, randomregress / sortnregress) differ in hue by more than 60 degrees (or one is grey)
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#4D4D4D", "#D55E00", "#56B4E9", "#999933", "#882255")
 #: Paul Tol's "bright" scheme, for categories that are not methods (families, protocols, tables, axes)
 CATEGORY_PALETTE = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#BBBBBB")
 _LINESTYLES = ("-", "--", "-.", ":")
-_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">")
+#: ten markers against nine colours: (colour, marker) pairs repeat only after 90 methods
+_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "*")
 #: teal / pink of the paper's ID / OOD bars (Fig. 15), both in Tol's palette
 _ID_COLOUR, _OOD_COLOUR, _REF_COLOUR = "#44AA99", "#CC6677", "#222222"
 _DPI = 150
@@ -133,8 +136,9 @@ def method_styles(methods: Iterable) -> Dict[str, Dict[str, str]]:
     the same in all of them, whichever subset of methods each frame holds.
     The mapping depends only on the set of names (order and repeats in
     ``methods`` do not matter; NaN is dropped): the i-th name in sorted order
-    (case-insensitive, ties by the exact name) gets ``PALETTE[i % 9]``, ``_MARKERS[i % 9]`` and, beyond nine methods, the
-    next line style, so ten or more methods stay distinguishable.
+    (case-insensitive, ties by the exact name) gets ``PALETTE[i % 9]``, ``_MARKERS[i % 10]`` and, beyond nine
+    methods, the next line style: no two of the first 90 methods share colour and marker, so markers alone
+    (scatter plots) and colours alone (lines) both tell neighbours apart.
 
     Args:
         methods: method names (any iterable; values are compared as ``str``).

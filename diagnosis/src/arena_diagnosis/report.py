@@ -258,9 +258,9 @@ def write_diagnosis(ctx: Any) -> Dict[str, Path]:
     # the discovery analyses, leaderboard and failure list see discovery runs only; the effect section: all
     runs: pd.DataFrame = A.discovery_rows(all_runs)
     results = Path(ctx.results)
-    # one method -> colour / marker mapping for every figure: every method of the store, so pc (or ges
-    # and gies) looks the same, and different, in every figure
-    out = AnalysisRun(ctx, runs, all_runs, extra_factors, reference, F.method_styles(all_runs["method"].astype(str)))
+    # one method -> colour / marker mapping for every discovery figure: every discovery method of the store,
+    # so pc looks the same in every figure and neighbours (ges / gies) differ; the effect section keys its own
+    out = AnalysisRun(ctx, runs, all_runs, extra_factors, reference, F.method_styles(runs["method"].astype(str)))
     if not len(runs) and len(all_runs):  # an effect-only store: the discovery analyses have nothing to read
         dropped = [a for a in analyses if installed[a].task == "discovery"]
         analyses = tuple(a for a in analyses if installed[a].task != "discovery")
