@@ -56,7 +56,7 @@ def test_precision_recall_f1_shd(out):
         assert f"{fam}: precision vs recall" in texts and f"{fam}: F1 vs SHD" in texts
     for m in fx.METHODS:
         assert texts.count(m) == 1
-    assert {"F1=0.2", "F1=0.4", "F1=0.6", "F1=0.8", "obs", "obs+int"} <= set(texts)
+    assert {"F1=0.2", "F1=0.4", "F1=0.6", "F1=0.8", "obs (filled)", "obs+int (open)"} <= set(texts)
 
 
 def test_precision_recall_accepts_leaderboard_numeric_spelling_and_drops_avg(out):

@@ -94,6 +94,10 @@ _ID_COLOUR, _OOD_COLOUR, _REF_COLOUR = "#44AA99", "#CC6677", "#222222"
 _DPI = 150
 #: an interaction heatmap with more levels than this is drawn with levels as rows
 MAX_LEVEL_COLUMNS = 12
+#: the same with a unit count and interval in each cell (wider cells)
+MAX_NOTED_LEVEL_COLUMNS = 6
+#: families side by side in the precision-recall figure (Fig. 4); more wrap into rows
+PANEL_COLUMNS = 2
 _SPLIT_LABEL = {"obs": "obs", "obs_int": "obs+int"}
 
 
@@ -205,7 +209,7 @@ def _heatmap(ax, values: np.ndarray, rows: Sequence[str], cols: Sequence[str], *
             note = str(notes[i, j]) if notes is not None and notes[i, j] else ""
             ax.text(j, i - (0.17 if note else 0.0), text, ha="center", va="center", fontsize=fontsize, color=colour)
             if note:
-                ax.text(j, i + 0.2, note, ha="center", va="center", fontsize=fontsize - 2, color=colour,
+                ax.text(j, i + 0.2, note, ha="center", va="center", fontsize=fontsize - 1.5, color=colour,
                         linespacing=1.0)
     return im
 
@@ -263,9 +267,11 @@ def precision_recall_f1_shd(cells: pd.DataFrame, out_dir: PathLike, stem: str = 
                             styles: Optional[Styles] = None) -> List[Path]:
     """Precision-recall (top row) and F1-SHD (bottom row), one column per family (paper Fig. 4).
 
-    Circles are obs-only, diamonds obs+int, and a thin line joins a method's two
-    points when both exist; gray curves on the PR panels are constant F1.
-    Colours identify methods (one shared legend).
+    Each method has its own colour and marker (:func:`method_styles`); filled
+    markers are obs-only, open ones obs+int, and a thin line joins a method's
+    two points when both exist; gray curves on the PR panels are constant F1.
+    At most :data:`PANEL_COLUMNS` families stand side by side; more wrap into
+    further rows, so the figure stays readable in the page.
 
     Args:
         cells: one row per (method, family, split) with columns method, family,
@@ -325,11 +331,18 @@ def _pr_figure(cells: pd.DataFrame, families: Optional[Sequence[str]], styles: O
     styles = _styles_for(_unique(df["method"]), styles, name)
     methods = [m for m in styles if m in set(df["method"].astype(str))]  # legend in the styles' (sorted) order
     df = df.assign(method=df["method"].astype(str))
-    fig = Figure(figsize=(3.4 * len(fams) + 2.6, 6.6), layout="constrained")
-    axes = fig.subplots(2, len(fams), squeeze=False)
+    # at most PANEL_COLUMNS families side by side, the others wrap below (a PR panel above its F1-SHD panel):
+    # four families in one row made a 2,400 px strip whose text the page shrank below reading size
+    ncols = min(len(fams), PANEL_COLUMNS)
+    nrows = -(-len(fams) // ncols)
+    fig = Figure(figsize=(3.4 * ncols + 2.6, 6.6 * nrows), layout="constrained")
+    axes = fig.subplots(2 * nrows, ncols, squeeze=False)
+    for k in range(len(fams), nrows * ncols):  # an odd family count: the last row's empty slot
+        axes[2 * (k // ncols), k % ncols].set_visible(False)
+        axes[2 * (k // ncols) + 1, k % ncols].set_visible(False)
     for j, fam in enumerate(fams):
         sub = df[df["family"] == fam]
-        ax_pr, ax_fs = axes[0, j], axes[1, j]
+        ax_pr, ax_fs = axes[2 * (j // ncols), j % ncols], axes[2 * (j // ncols) + 1, j % ncols]
         _f1_iso_curves(ax_pr)
         for ax, xk, yk in ((ax_pr, "recall", "precision"), (ax_fs, "shd", "f1")):
             drawn = []  # (method, split, x, y) in drawing order
@@ -342,8 +355,11 @@ def _pr_figure(cells: pd.DataFrame, families: Optional[Sequence[str]], styles: O
                             linewidth=1.0, alpha=0.8)
                 drawn += [(m, s, float(x), float(y)) for s, x, y in pts]
             for (m, s, x, y), size in zip(drawn, _ring_sizes(drawn)):
-                ax.plot([x], [y], marker="o" if s == "obs" else "D", color=styles[m]["color"], markersize=size,
-                        markeredgecolor="black", markeredgewidth=0.5, linestyle="none")
+                # the method's own marker and colour; obs filled, obs+int open (white face, coloured edge)
+                ax.plot([x], [y], marker=styles[m]["marker"], color=styles[m]["color"], markersize=size,
+                        markerfacecolor=styles[m]["color"] if s == "obs" else "white",
+                        markeredgecolor="black" if s == "obs" else styles[m]["color"],
+                        markeredgewidth=0.5 if s == "obs" else 1.6, linestyle="none")
         ax_pr.set_xlim(0, 1.02)
         ax_pr.set_ylim(0, 1.02)
         ax_pr.set_title(f"{fam}: precision vs recall", fontsize=10)
@@ -357,10 +373,11 @@ def _pr_figure(cells: pd.DataFrame, families: Optional[Sequence[str]], styles: O
         ax_fs.set_ylim(0, 1.08 * f1_top if np.isfinite(f1_top) and f1_top > 0 else 1.0)
         for ax in (ax_pr, ax_fs):
             ax.grid(alpha=0.3)
-    handles = [Line2D([], [], color=styles[m]["color"], marker="s", linestyle="none", markersize=8, label=m)
-               for m in methods]
-    handles += [Line2D([], [], color="0.3", marker="o", linestyle="none", label="obs"),
-                Line2D([], [], color="0.3", marker="D", linestyle="none", label="obs+int"),
+    handles = [Line2D([], [], color=styles[m]["color"], marker=styles[m]["marker"], linestyle="none", markersize=8,
+                      markeredgecolor="black", markeredgewidth=0.5, label=m) for m in methods]
+    handles += [Line2D([], [], color="0.3", marker="o", linestyle="none", label="obs (filled)"),
+                Line2D([], [], color="0.3", marker="o", markerfacecolor="white", markeredgewidth=1.6,
+                       linestyle="none", label="obs+int (open)"),
                 Line2D([], [], color="0.75", label="constant F1")]
     # right margin, vertically centred: "upper" would put the legend's top at the suptitle's height, and a
     # one-family figure is so narrow that the centred suptitle then runs into it
@@ -494,7 +511,11 @@ def interaction_heatmaps(inter: pd.DataFrame, out_dir: PathLike, stem: str = "in
     Rows are methods, columns the factor's levels; the cell is the interaction
     (F1 units), diverging colour map centred at 0 (red: the method does better
     on that level than its own mean and the level's mean predict), value printed.
-    A factor with more than :data:`MAX_LEVEL_COLUMNS` levels (and more levels
+    With ``units`` (and ``ci_low`` / ``ci_high``) in ``inter`` each cell also
+    prints ``[lo, hi] n=k``: the bootstrap interval and the units the cell rests
+    on (:func:`arena_diagnosis.interactions.interaction_scores`).
+    A factor with more than :data:`MAX_LEVEL_COLUMNS` levels
+    (:data:`MAX_NOTED_LEVEL_COLUMNS` with the counts; and more levels
     than methods) is drawn transposed — levels as rows, methods as columns —
     so 20+ levels make a tall, readable figure instead of a strip too wide
     for any screen.
@@ -520,14 +541,15 @@ def interaction_heatmaps(inter: pd.DataFrame, out_dir: PathLike, stem: str = "in
         table = sub.pivot_table(index="method", columns="level", values="interaction", aggfunc="mean", sort=False,
                                 dropna=False)
         table = table.reindex(index=_unique(sub["method"]), columns=_unique(sub["level"]))  # NaN cells stay blank
-        transpose = table.shape[1] > MAX_LEVEL_COLUMNS and table.shape[1] > table.shape[0]
+        limit = MAX_NOTED_LEVEL_COLUMNS if "units" in sub.columns else MAX_LEVEL_COLUMNS
+        transpose = table.shape[1] > limit and table.shape[1] > table.shape[0]
         if transpose:
             table = table.T
         values = table.to_numpy(dtype=float)
         notes = _interaction_notes(sub, table, transpose)
         h, w = values.shape
         size = _figsize_for_heatmap(h, w) if notes is None else \
-            (min(3.0 + 2.5 + 1.0 * w, 24.0), min(1.8 + 0.62 * h, 36.0))  # room for the n and interval lines
+            (min(3.0 + 2.5 + 1.15 * w, 24.0), min(1.8 + 0.62 * h, 36.0))  # room for the n and interval lines
         fig = Figure(figsize=size, layout="constrained")
         ax = fig.subplots()
         im = _heatmap(ax, values, [str(r) for r in table.index], [str(c) for c in table.columns], cmap="RdBu_r",
