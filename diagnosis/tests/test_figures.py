@@ -180,6 +180,10 @@ def test_coincident_markers_become_rings(out):
               ("gies", "obs_int", 0.5, 0.6), ("sortnregress", "obs", 0.5, 0.6)]
     assert F._ring_sizes(points) == [13.5, 10.0, 6.5, 6.5, 6.5]
     assert F._ring_sizes([]) == []
+    # the demo's GES and GIES on obs: recall 0.5588 / 0.5551, precision 0.3656 / 0.3636 overlap on the axis
+    demo = [("ges", "obs", 0.5588, 0.3656), ("gies", "obs", 0.5551, 0.3636), ("gies", "obs_int", 0.6912, 0.4643),
+            ("pc", "obs", 0.4755, 0.3808)]
+    assert F._ring_sizes(demo) == [10.0, 6.5, 6.5, 6.5]
     cells = fx.leaderboard_cells()
     ges = cells[cells["method"] == "ges"]
     twin = ges.assign(method="gies")  # the same means: before, gies' markers hid ges' entirely
@@ -417,3 +421,21 @@ def test_interaction_heatmap_with_many_levels_is_transposed(out):
     few = F.interaction_heatmaps(fx.interaction_scores(), out, "few")
     h, w = mpimg.imread(few[2]).shape[:2]
     assert w > h
+
+
+def test_precision_recall_wraps_families_two_a_row(out):
+    """Issue 22: four families side by side made a 2,400 px strip; at most PANEL_COLUMNS stand in a row."""
+    cells = fx.leaderboard_cells()
+    fams = list(dict.fromkeys(cells["family"][cells["family"] != "Avg"]))
+    many = pd.concat([cells] + [cells[cells["family"] == fams[0]].assign(family=f"extra{i}") for i in range(3)],
+                     ignore_index=True)
+    n = len(fams) + 3
+    fig = F._pr_figure(many, None, None)
+    rows = -(-n // F.PANEL_COLUMNS)
+    assert tuple(fig.get_size_inches()) == pytest.approx((3.4 * F.PANEL_COLUMNS + 2.6, 6.6 * rows))
+    visible = [ax for ax in fig.axes if ax.get_visible() and ax.get_title()]
+    assert len(visible) == 2 * n  # a PR and an F1-SHD panel per family; an odd count leaves one slot hidden
+    paths = F.precision_recall_f1_shd(many, out, "wrapped")
+    from PIL import Image
+
+    assert Image.open(paths[0]).size[0] <= 1500  # 150 dpi: 10 in
