@@ -74,11 +74,14 @@ def test_list_analyses_names_every_installed_analysis_with_its_distribution(caps
             main(["report", "--list-analyses"])  # no --results needed: it lists and exits
     assert exit_.value.code == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split() == ["analysis", "task", "distribution", "help"]
-    rows = {ln.split()[0]: ln.split(None, 3) for ln in lines[1:]}
-    assert list(rows)[0] == "toy_f1"  # order 5: before slices (10)
-    assert rows["toy_f1"][1:] == ["discovery", DIST, "mean F1 per method, scaled"]
-    assert rows["effect"][1:3] == ["effect", "arena-diagnosis"]
+    assert lines[0].split() == ["analysis", "task", "distribution", "section", "help"]
+    starts = [lines[0].index(h) for h in ("analysis", "task", "distribution", "section", "help")]
+    cut = list(zip(starts, starts[1:] + [None]))
+    rows = {r[0]: r for r in ([ln[a:b].strip() for a, b in cut] for ln in lines[1:])}
+    assert lines[1].split()[0] == "toy_f1"  # order 5: before slices (10)
+    assert rows["toy_f1"] == ["toy_f1", "discovery", DIST, "Tables", "mean F1 per method, scaled"]
+    assert rows["slices"][1:4] == ["discovery", "arena-diagnosis", "Slice explorer"]
+    assert rows["effect"][1:4] == ["effect", "arena-diagnosis", "Effect estimation"]
     assert set(rows) == {"toy_f1", "slices", "edges", "winrates", "interactions", "curves", "protocols", "domains",
                          "real", "runtime", "frontier", "exposure", "sortability", "effect"}
 
@@ -88,3 +91,41 @@ def test_an_unknown_analysis_names_the_installed_ones_including_a_plugins(result
         assert main(["report", "--results", str(results), "--analyses", "toy_f2"]) == 2
     err = capsys.readouterr().err
     assert "--analyses: unknown toy_f2; choose from toy_f1, slices, edges" in err
+
+
+def broken(run) -> None:
+    raise RuntimeError("the toy slicer broke")
+
+
+class _Broken:
+    __distribution__ = DIST
+
+    @hookimpl
+    def arena_analyses(self):
+        yield AnalysisInfo(name="broken", factory=f"{__name__}:broken", order=1)
+        yield AnalysisInfo(name="missing", factory="no_such_module_anywhere:f", order=2)
+
+
+def test_a_failing_or_unimportable_analysis_is_one_left_out_line_not_a_lost_report(results, capsys):
+    with temporary_plugins(_Broken()):
+        assert main(["report", "--results", str(results)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"broken ({DIST}): error: RuntimeError: the toy slicer broke" in out
+    assert f"missing ({DIST}): error: ModuleNotFoundError: No module named 'no_such_module_anywhere'" in out
+    page = (results / "index.html").read_text(encoding="utf-8")
+    assert "the toy slicer broke" in page and (results / "tables" / "slices.csv").exists()
+
+
+def test_an_analysis_name_taken_by_arena_diagnosis_names_both_distributions():
+    from causalarena.plugins import DuplicatePluginError, get_registry
+
+    class _Clash:
+        __distribution__ = DIST
+
+        @hookimpl
+        def arena_analyses(self):
+            yield AnalysisInfo(name="slices", factory=f"{__name__}:toy_f1")
+
+    with pytest.raises(DuplicatePluginError, match=r"analysis name 'slices' is provided by both arena-diagnosis "
+                                                   rf"\S+ and {DIST} 0"):
+        get_registry(strict=False, extra_plugins=[_Clash()])

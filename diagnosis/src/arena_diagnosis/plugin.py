@@ -84,7 +84,7 @@ def _comma_list(text: str) -> Optional[List[str]]:
 
 
 class _ListAnalyses(argparse.Action):
-    """``--list-analyses``: print the installed analyses (name, task, distribution, help) and exit 0."""
+    """``--list-analyses``: print the installed analyses (name, task, distribution, page section, help), exit 0."""
 
     def __init__(self, option_strings: Any, dest: str, registry: Any = None, **kwargs: Any) -> None:
         self.registry = registry
@@ -96,9 +96,10 @@ class _ListAnalyses(argparse.Action):
         rows = analysis_rows(installed_analyses(self.registry))
         width = max(len(r["name"]) for r in rows)
         dist = max(len(r["distribution"]) for r in rows)
-        print(f"{'analysis':<{width}}  {'task':<9}  {'distribution':<{dist}}  help")
+        sec = max(len("section"), *(len(r["section"]) for r in rows))
+        print(f"{'analysis':<{width}}  {'task':<9}  {'distribution':<{dist}}  {'section':<{sec}}  help")
         for r in rows:
-            print(f"{r['name']:<{width}}  {r['task']:<9}  {r['distribution']:<{dist}}  {r['help']}")
+            print(f"{r['name']:<{width}}  {r['task']:<9}  {r['distribution']:<{dist}}  {r['section']:<{sec}}  {r['help']}")
         parser.exit(0)
 
 
