@@ -213,6 +213,43 @@ def test_a_plugin_option_is_there_only_while_its_plugin_is(results, capsys):
     assert exit_.value.code == 2 and "unrecognized arguments: --toy-loud" in capsys.readouterr().err
 
 
+def test_an_extension_option_without_its_distribution_names_it(results, capsys):
+    """--analyses is arena-diagnosis's: without it (a registry of the core's commands only) argparse refuses
+    it and the message names the distribution to install."""
+    from causalarena.plugins import Registry
+
+    core = get_registry(strict=False)
+    reg = Registry(commands={n: c for n, c in core.commands.items() if c.distribution == core.commands["run"].distribution},
+                   metrics=core.metrics)
+    with pytest.raises(SystemExit) as exit_:
+        main(["report", "--results", str(results), "--analyses", "slices"], registry=reg)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2
+    assert "unrecognized arguments: --analyses slices; --analyses comes with arena-diagnosis (pip install " \
+           "arena-diagnosis)" in err
+
+
+def two_argument_check(options, runs):
+    """The pre-0.8 form of ReportInfo.check (no registry): still called."""
+    CALLS.append(("check2", len(runs)))
+
+
+class _OldCheck:
+    __distribution__ = DIST
+
+    @hookimpl
+    def arena_reports(self):
+        yield ReportInfo(name="seen", factory=f"{__name__}:seen", check=f"{__name__}:two_argument_check")
+
+
+def test_a_two_argument_check_is_still_called(results):
+    CALLS.clear()
+    with temporary_plugins(_OldCheck()) as reg:
+        _only_mine(reg)
+        assert main(["report", "--results", str(results)]) == 0
+    assert [c for c in CALLS if c[0] == "check2"] == [("check2", 12)]
+
+
 def test_a_plugin_option_of_arena_run_is_parsed_and_a_clash_names_the_plugin(capsys):
     """arena_addoption serves every command: a plugin's option of `arena run` is parsed by the frame; an option
     that clashes with the command's own is a plugin error naming the plugin and its distribution."""

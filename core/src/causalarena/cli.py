@@ -49,6 +49,10 @@ KNOWN_COMMANDS = {
     "validate": ("arena-cards", "./families/cards"),
     "card": ("arena-cards", "./families/cards"),
 }
+#: Options this project's other distributions add to a command (hook ``arena_addoption``), for the error
+#: of one given while its distribution is not installed (data only).
+KNOWN_OPTIONS = {("report", o): "arena-diagnosis" for o in (
+    "--analyses", "--list-analyses", "--factors", "--reference", "--runtime")}
 
 
 def load_command(info) -> Any:
@@ -153,6 +157,9 @@ def _dispatch(argv: Sequence[str], name: str, registry) -> int:
         options = [o for action in sp._actions for o in action.option_strings]  # noqa: SLF001 - argparse API
         close = [difflib.get_close_matches(e.split("=")[0], options, n=1) for e in extra if e.startswith("-")]
         hint = "; did you mean " + ", ".join(repr(c[0]) for c in close if c) + "?" if any(close) else ""
+        for opt in dict.fromkeys(e.split("=")[0] for e in extra):
+            if (name, opt) in KNOWN_OPTIONS:
+                hint += f"; {opt} comes with {KNOWN_OPTIONS[name, opt]} (pip install {KNOWN_OPTIONS[name, opt]})"
         sp.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
     delattr(args, SUBPARSERS_ATTR)
     setattr(args, REGISTRY_ATTR, registry)

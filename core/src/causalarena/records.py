@@ -473,7 +473,7 @@ class ReportInfo:
         order: reports run in increasing ``order`` (then name); default 100.
         check: optional import path of ``g(options, runs, registry) -> None`` that
             raises ``ValueError`` naming a bad value of an option the extension's
-            plugin added (``ReportContext.options``); ``arena report`` calls it before it writes
+            plugin added (``ReportContext.options``; a two-argument ``g(options, runs)`` is called so too); ``arena report`` calls it before it writes
             anything and turns the error into a usage error (exit code 2).
         distribution, version: filled by the plugin manager.
     """

@@ -362,7 +362,13 @@ def _check_report_options(registry: Any, options: Dict[str, Any], runs: Any) -> 
         if check is None:
             continue
         try:
-            check(options, runs, registry)
+            import inspect
+
+            takes_registry = len(inspect.signature(check).parameters) >= 3
+        except (TypeError, ValueError):  # a builtin or C callable: the current form
+            takes_registry = True
+        try:
+            check(options, runs, registry) if takes_registry else check(options, runs)  # the pre-0.8 form
         except ValueError as exc:
             raise UsageError(" ".join(str(exc).split())) from None
 
