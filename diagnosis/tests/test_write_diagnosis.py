@@ -217,3 +217,22 @@ def test_arena_report_prints_the_removal_before_what_it_wrote(tmp_path, capsys):
     removed = (results / ".arena-diagnosis-removed").read_text(encoding="utf-8").splitlines()
     assert sorted(f for f in removed if f.startswith("figures/")) == [f"figures/{n}" for n in figures]
     assert out.index("diagnosis: removed") < out.index("diagnosis: wrote 2 files")
+
+
+def test_interactions_on_the_store_carry_units_and_the_bootstrap_interval(tmp_path):
+    """Known answer: by graph, F = pc (1, 1), ges (1, 0), foundation (1, 2/3) on er / tree, two SCMs per cell;
+    I(ges, er) = 1 - 1/2 - 1 + 7/9 = 5/18. Every SCM of one graph type scores alike, so a resample holding both
+    types gives exactly 5/18; one holding only "er" SCMs (probability 1/16) gives 0 there: the 95 % interval is
+    [0, 5/18]."""
+    ctx, _ = _context(tmp_path)
+    write_diagnosis(ctx)
+    inter = pd.read_csv(ctx.results / "tables" / "interactions.csv")
+    g = inter[inter["factor"] == "graph"].set_index(["method", "level"])
+    assert g.loc[("ges", "er"), "interaction"] == pytest.approx(5 / 18)
+    assert g.loc[("ges", "tree"), "interaction"] == pytest.approx(-5 / 18)
+    assert set(g["units"]) == {2}
+    assert g.loc[("ges", "er"), "ci_high"] == pytest.approx(5 / 18)
+    assert g.loc[("ges", "er"), "ci_low"] == pytest.approx(0.0, abs=1e-12)
+    assert g.loc[("ges", "tree"), "ci_low"] == pytest.approx(-5 / 18)
+    page = (ctx.results / "index.html").read_text(encoding="utf-8")
+    assert "Interaction scores (Eq. 7) with units and 95% bootstrap interval" in page
