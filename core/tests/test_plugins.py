@@ -11,7 +11,15 @@ import pytest
 from causalarena import hookspecs
 from causalarena.hookspecs import hookimpl
 from causalarena.plugins import DEFAULT_PLUGINS, DuplicatePluginError, PluginError, PluginLoadError, get_registry
-from causalarena.records import CommandInfo, ComponentInfo, FamilyInfo, InterventionInfo, MethodInfo, MetricInfo
+from causalarena.records import (
+    AnalysisInfo,
+    CommandInfo,
+    ComponentInfo,
+    FamilyInfo,
+    InterventionInfo,
+    MethodInfo,
+    MetricInfo,
+)
 
 HOOKS = [name for name, obj in vars(hookspecs).items() if name.startswith("arena_") and callable(obj)]
 
@@ -25,9 +33,7 @@ def _plugin(name, **hooks):
 
 
 def test_every_hook_has_the_prefix_and_a_contract_docstring():
-    assert sorted(HOOKS) == ["arena_cell_stored", "arena_commands", "arena_components", "arena_executors",
-                            "arena_families", "arena_interventions", "arena_isolation_backends", "arena_methods",
-                            "arena_metrics", "arena_reports", "arena_run_end", "arena_run_start", "arena_tasks"]
+    assert sorted(HOOKS) == ["arena_addoption", "arena_analyses", "arena_cell_stored", "arena_commands", "arena_components", "arena_executors", "arena_families", "arena_interventions", "arena_isolation_backends", "arena_methods", "arena_metrics", "arena_reports", "arena_run_end", "arena_run_start", "arena_tasks"]
     for name in HOOKS:
         doc = inspect.getdoc(getattr(hookspecs, name)) or ""
         assert "Returns:" in doc and len(doc.splitlines()) >= 5, f"{name} lacks a contract docstring"
@@ -160,3 +166,23 @@ def test_unknown_component_names_component_place_and_provider():
     reg_without.components = {k: v for k, v in reg_without.components.items() if v.name != "periodic"}
     with pytest.raises(UnknownComponentError, match="ships with arena-family-synthetic"):
         reg_without.component("mechanism", "periodic")
+
+
+def test_analyses_are_records_listed_with_their_distribution_and_duplicates_name_both():
+    """arena_analyses: an AnalysisInfo per analysis, attributed to its distribution; one name twice is an error."""
+    one = _plugin("a1", arena_analyses=lambda: [
+        AnalysisInfo(name="edge_count", factory="x:f", help="mean predicted edges", order=5,
+                     tables=["edge_count"], section="Tables")])
+    reg = get_registry(strict=True, extra_plugins=[one])
+    rec = reg.analyses["edge_count"]
+    assert (rec.distribution, rec.task, rec.order, rec.tables, rec.figures) == ("dist-a1", "discovery", 5,
+                                                                               ("edge_count",), ())
+    rows = [r for r in reg.as_rows() if r["name"] == "edge_count"]
+    assert rows == [{"kind": "analysis", "name": "edge_count", "distribution": "dist-a1", "version": "0",
+                     "description": "mean predicted edges"}]
+    two = _plugin("a2", arena_analyses=lambda: [AnalysisInfo(name="edge_count", factory="y:g")])
+    with pytest.raises(DuplicatePluginError, match="analysis name 'edge_count' is provided by both dist-a1 0 and "
+                                                   "dist-a2 0"):
+        get_registry(strict=True, extra_plugins=[one, two])
+    with pytest.raises(ValueError, match="AnalysisInfo.name 'a b' must be a non-empty identifier"):
+        AnalysisInfo(name="a b", factory="x:f")

@@ -147,7 +147,7 @@ def test_write_report_and_parquet_round_trip(tmp_path):
     runs = _runs()
     paths = R.write_report(runs, tmp_path / "out")
     assert set(paths) == {"leaderboard.csv", "leaderboard.parquet", "runs.parquet",
-                          "failures.csv", "sortability.csv", "leaderboard.md"}
+                          "failures.csv", "leaderboard.md"}
     assert all(p.exists() for p in paths.values())
     back = pd.read_parquet(paths["runs.parquet"])
     pd.testing.assert_frame_equal(back, runs, check_dtype=False)
@@ -172,7 +172,7 @@ def test_write_report_without_a_usable_pyarrow_keeps_csv_and_markdown(tmp_path, 
     assert [m.split(" ")[0] for m in messages] == ["leaderboard.parquet", "runs.parquet"]
     assert all("not written: pandas cannot use pyarrow here (pyarrow requires NumPy 2.0 or newer, "
                "found 1.24.4)" in m and "install pyarrow<26" in m for m in messages)
-    assert set(paths) == {"leaderboard.csv", "failures.csv", "sortability.csv", "leaderboard.md"}
+    assert set(paths) == {"leaderboard.csv", "failures.csv", "leaderboard.md"}
     assert not (tmp_path / "out" / "runs.parquet").exists()
     csv = pd.read_csv(paths["leaderboard.csv"])
     assert csv.loc[(csv.method == "pc") & (csv.column == "Avg"), "shd_mean"].item() == 10.0
@@ -226,30 +226,6 @@ def test_a_cell_stored_under_two_data_fingerprints_counts_once_latest_wins():
     assert (cell["n_runs"], cell["f1_mean"], cell["shd_mean"]) == (1, 0.25, 5.0)
 
 
-def test_sortability_table_per_family_and_slice_flags_extremes():
-    import json
-
-    rows = []
-    # family "easy": varsortability 0.95 on every dataset → flagged; "fair": 0.5 → not flagged
-    for fam, vs, graphs in (("easy", 0.95, ("er", "sf")), ("fair", 0.5, ("er",))):
-        for k, g in enumerate(graphs):
-            for rep in range(2):
-                for method in ("a", "b"):  # two methods on one dataset count the dataset once
-                    rows.append(dict(family=fam, scm_id=f"{g}-{k}", split="obs", replicate=rep, method=method,
-                                     status="ok", varsortability=vs + (0.01 if rep else -0.01),
-                                     r2_sortability=0.4, factors=json.dumps({"graph": g})))
-    runs = pd.DataFrame(rows)
-    t = R.sortability_table(runs)
-    easy = t[t.family == "easy"].iloc[0]
-    assert easy.datasets == 4 and easy.varsortability_mean == pytest.approx(0.95)
-    assert easy.flag == "varsortability > 0.9"
-    fair = t[t.family == "fair"].iloc[0]
-    assert fair.datasets == 2 and fair.flag == "" and fair.r2_sortability_mean == pytest.approx(0.4)
-    by_graph = R.sortability_table(runs, slice_by="graph")
-    assert sorted(zip(by_graph.family, by_graph.graph, by_graph.datasets)) == [
-        ("easy", "er", 2), ("easy", "sf", 2), ("fair", "er", 2)]
-
-
 def test_n_override_runs_are_separate_leaderboard_rows():
     rows = [dict(family="f", scm_id="s", split="obs", replicate=0, method="pc", status="ok", f1=f1, shd=1.0,
                  standardise=True, protocol="default", params="{}", n_override=n)
@@ -277,3 +253,46 @@ def test_failure_table_says_why():
         [("ok", None), ("invalid_output", "directed cycle in a promised CPDAG: X0 -> X1 -> X0"), ("ok", None)])])
     ft = R.failure_table(runs)
     assert ft.iloc[0]["example_error"] == "directed cycle in a promised CPDAG: X0 -> X1 -> X0"
+
+
+def test_runner_rows_carry_worker_columns(tmp_path):
+    """Six cells of one fast method through the real runner with jobs=1: one worker, seq 1..6."""
+    from fault_methods import TESTS_DIR, ChainInstance, info
+
+    from causalarena.plugins import get_registry
+    from causalarena.runner import make_cells, run_grid
+    from causalarena.store import Store
+
+    cells = make_cells([ChainInstance("chain-0", splits=("obs",), n_replicates=6)], [info("chain", "Chain")])
+    assert len(cells) == 6
+    with Store(str(tmp_path / "arena.sqlite")) as store:
+        run_grid(cells, get_registry(), store, jobs=1, budget_s=30.0, env={"PYTHONPATH": TESTS_DIR},
+                 progress=False, cache_dir=str(tmp_path / "datasets"))
+        runs = store.runs_frame()
+    assert (runs["status"] == "ok").all()
+    assert sorted(runs["worker_seq"].astype(int)) == [1, 2, 3, 4, 5, 6]
+    assert runs["worker_id"].nunique() == 1 and runs["worker_id"].notna().all()
+    assert (runs["start_seconds"] > 0).all() and (runs["load_seconds"] >= 0).all()
+    # the fit of these columns (T(k) = T_fixed + k·T_graph) is arena-diagnosis's (diagnosis/tests/test_runtime.py)
+
+
+def test_cli_report_without_a_usable_pyarrow_says_which_files_it_left_out(tmp_path, capsys, monkeypatch):
+    from causalarena.cli import main
+    from causalarena.store import Store
+
+    with Store(str(tmp_path / "arena.sqlite")) as store:
+        for i in range(3):
+            store.record({"family": "synthetic", "scm_id": f"a-{i}", "split": "obs", "replicate": i, "method": "quick",
+                          "status": "ok", "config_hash": "h", "wall_seconds": 0.25, "d": 10,
+                          "metrics": {"f1": 0.5, "shd": 3.0}})
+
+    def refuse(self, *args, **kwargs):
+        raise ImportError("pyarrow requires NumPy 2.0 or newer, found 1.26.4")
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", refuse)
+    assert main(["report", "--results", str(tmp_path)]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # rich wraps long lines
+    assert "warning: runs.parquet not written" in out and "warning: leaderboard.parquet not written" in out
+    assert "found 1.26.4" in out
+    assert (tmp_path / "leaderboard.md").exists() and (tmp_path / "leaderboard.csv").exists()
+    assert not (tmp_path / "runs.parquet").exists()

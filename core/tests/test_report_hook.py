@@ -46,6 +46,13 @@ class _Reports:
     __distribution__ = DIST
 
     @hookimpl
+    def arena_addoption(self, command, parser):
+        """The extension's own options of ``arena report`` (the core declares none): they reach ctx.options."""
+        if command == "report":
+            parser.add_argument("--toy-slices", type=lambda t: [v.strip() for v in t.split(",")])
+            parser.add_argument("--toy-loud", action="store_true")
+
+    @hookimpl
     def arena_reports(self):
         # yielded out of order: the command runs them by `order`
         yield ReportInfo(name="late", factory=f"{__name__}:late", order=200)
@@ -91,8 +98,7 @@ def test_reports_run_in_order_with_the_real_store_and_failures_are_one_line(resu
     with temporary_plugins(_Reports()) as reg:
         _only_mine(reg)
         assert sorted(reg.reports) == ["boom", "disk_full", "late", "seen"]
-        code = main(["report", "--results", str(results), "--analyses", "slices,win_rates", "--factors", "graph",
-                     "--reference", "pc, ges"])
+        code = main(["report", "--results", str(results), "--toy-slices", "slices, win_rates", "--toy-loud"])
     out = capsys.readouterr().out
     assert code == 0
     assert [name for name, _ in CALLS] == ["seen", "boom", "disk_full", "late"]
@@ -108,8 +114,9 @@ def test_reports_run_in_order_with_the_real_store_and_failures_are_one_line(resu
     assert ctx is CALLS[-1][1]  # one context, shared (its reads are cached)
     assert ctx.results == results and ctx.store_path == results / "arena.sqlite"
     assert ctx.registry is reg and ctx.console is not None
-    assert ctx.options == {"analyses": ["slices", "win_rates"], "factors": ["graph"], "reference": ["pc", "ges"],
-                           "metrics": ("f1", "shd")}
+    # the plugin's options by dest, parsed by its own types (another installed plugin may add its own)
+    assert ctx.options["toy_slices"] == ["slices", "win_rates"] and ctx.options["toy_loud"] is True
+    assert ctx.options["metrics"] == ("f1", "shd")
     # runs: 2 SCMs x 2 splits x 3 methods; obs+int is unsupported for all three (none declares interventions)
     assert len(ctx.runs) == 12 and (ctx.runs["status"] == "ok").sum() == 6
     with Store(str(results / "arena.sqlite"), readonly=True) as st:
@@ -146,9 +153,9 @@ def test_no_extensions_writes_the_leaderboard_and_runs_no_report(results, capsys
         assert CALLS == [] and "chain" in out and (results / "leaderboard.md").exists()
         assert "pip install arena-diagnosis" not in out  # skipped on purpose, not missing
         # extension options with --no-extensions are a contradiction: exit 2, nothing run
-        assert main(["report", "--results", str(results), "--no-extensions", "--analyses", "slices"]) == 2
+        assert main(["report", "--results", str(results), "--no-extensions", "--toy-loud"]) == 2
     err = capsys.readouterr().err
-    assert "--no-extensions skips them" in err and CALLS == []
+    assert "--toy-loud configure the report extensions; --no-extensions skips them" in err and CALLS == []
 
 
 def test_a_report_record_is_listed_by_arena_plugins(capsys):
@@ -159,15 +166,21 @@ def test_a_report_record_is_listed_by_arena_plugins(capsys):
         ("boom", ""), ("disk_full", ""), ("late", ""), ("seen", "records its context")]
 
 
-def strict_options(options, runs):
+def strict_options(options, runs, registry):
     """A report's option check: only graph is a factor here."""
-    bad = [f for f in (options.get("factors") or ()) if f != "graph"]
+    assert registry is not None
+    bad = [f for f in (options.get("toy_factors") or ()) if f != "graph"]
     if bad:
-        raise ValueError(f"--factors: {', '.join(bad)} not in these runs ({len(runs)} runs)")
+        raise ValueError(f"--toy-factors: {', '.join(bad)} not in these runs ({len(runs)} runs)")
 
 
 class _Checked:
     __distribution__ = DIST
+
+    @hookimpl
+    def arena_addoption(self, command, parser):
+        if command == "report":
+            parser.add_argument("--toy-factors", type=lambda t: t.split(","))
 
     @hookimpl
     def arena_reports(self):
@@ -184,17 +197,87 @@ def test_a_bad_option_is_a_usage_error_before_any_file_is_written(results, capsy
     CALLS.clear()
     with temporary_plugins(_Checked()) as reg:
         _only_mine(reg)
-        code = main(["report", "--results", str(folder), "--factors", "graph,bogus"])
+        code = main(["report", "--results", str(folder), "--toy-factors", "graph,bogus"])
         err = capsys.readouterr().err
-        assert code == 2 and "arena report: error: --factors: bogus not in these runs (12 runs)" in err
+        assert code == 2 and "arena report: error: --toy-factors: bogus not in these runs (12 runs)" in err
         assert CALLS == [] and not (folder / "leaderboard.md").exists()  # checked before anything ran
-        assert main(["report", "--results", str(folder), "--factors", "graph"]) == 0
+        assert main(["report", "--results", str(folder), "--toy-factors", "graph"]) == 0
     assert [name for name, _ in CALLS] == ["seen"]
 
 
-def test_report_options_without_an_extension_are_a_usage_error(results, capsys):
-    with temporary_plugins() as reg:
-        reg.reports.clear()
-        assert main(["report", "--results", str(results), "--analyses", "slices"]) == 2
-    assert "--analyses: no report extension is installed to use them (pip install arena-diagnosis)" in \
-        capsys.readouterr().err
+def test_a_plugin_option_is_there_only_while_its_plugin_is(results, capsys):
+    """The core declares no extension option: without the plugin that adds it, argparse names it unknown."""
+    with temporary_plugins():
+        with pytest.raises(SystemExit) as exit_:
+            main(["report", "--results", str(results), "--toy-loud"])
+    assert exit_.value.code == 2 and "unrecognized arguments: --toy-loud" in capsys.readouterr().err
+
+
+def test_an_extension_option_without_its_distribution_names_it(results, capsys):
+    """--analyses is arena-diagnosis's: without it (a registry of the core's commands only) argparse refuses
+    it and the message names the distribution to install."""
+    from causalarena.plugins import Registry
+
+    core = get_registry(strict=False)
+    reg = Registry(commands={n: c for n, c in core.commands.items() if c.distribution == core.commands["run"].distribution},
+                   metrics=core.metrics)
+    with pytest.raises(SystemExit) as exit_:
+        main(["report", "--results", str(results), "--analyses", "slices"], registry=reg)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2
+    assert "unrecognized arguments: --analyses slices; --analyses comes with arena-diagnosis (pip install " \
+           "arena-diagnosis)" in err
+
+
+def two_argument_check(options, runs):
+    """The pre-0.8 form of ReportInfo.check (no registry): still called."""
+    CALLS.append(("check2", len(runs)))
+
+
+class _OldCheck:
+    __distribution__ = DIST
+
+    @hookimpl
+    def arena_reports(self):
+        yield ReportInfo(name="seen", factory=f"{__name__}:seen", check=f"{__name__}:two_argument_check")
+
+
+def test_a_two_argument_check_is_still_called(results):
+    CALLS.clear()
+    with temporary_plugins(_OldCheck()) as reg:
+        _only_mine(reg)
+        assert main(["report", "--results", str(results)]) == 0
+    assert [c for c in CALLS if c[0] == "check2"] == [("check2", 12)]
+
+
+def test_a_plugin_option_of_arena_run_is_parsed_and_a_clash_names_the_plugin(capsys):
+    """arena_addoption serves every command: a plugin's option of `arena run` is parsed by the frame; an option
+    that clashes with the command's own is a plugin error naming the plugin and its distribution."""
+    from causalarena.cli import build_parser
+
+    class _RunOption:
+        __distribution__ = DIST
+
+        @hookimpl
+        def arena_addoption(self, command, parser, registry):
+            if command == "run":
+                parser.add_argument("--sink", default="none", help="where a sink writes")
+
+    reg = get_registry(strict=False, extra_plugins=[_RunOption()])
+    args = build_parser(reg, configure=["run"]).parse_args(["run", "--sink", "cells.jsonl"])
+    assert args.sink == "cells.jsonl"
+    assert args.arena_plugin_options["sink"] == ("--sink", "none")
+
+    class _Clash:
+        __distribution__ = "arena-test-clash"
+
+        @hookimpl
+        def arena_addoption(self, command, parser):
+            if command == "report":
+                parser.add_argument("--results")
+
+    reg = get_registry(strict=False, extra_plugins=[_Clash()])
+    assert main(["report", "--results", "x"], registry=reg) == 1
+    err = capsys.readouterr().err
+    assert "plugin error" in err and "of arena-test-clash 0: arena_addoption(command='report') raised" in err
+    assert "conflicting option string: --results" in err

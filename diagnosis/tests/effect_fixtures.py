@@ -1,6 +1,6 @@
 """A hand-built store of effect-estimation runs whose every report number is known (CausalIDView report tests).
 
-Runs are written with ``Store.record(row, estimate=(EffectPrediction, EffectOracle))``
+Runs are written with ``Store.record(row, **EffectTask().keep(row, (EffectPrediction, EffectOracle)))``
 like the runner does; each run's metrics are the core's own functions of its
 estimate (:mod:`arena_task_effect.effect`), so a stored sPEHE² is the estimate's.
 Every estimate is τ + e with a chosen error vector e at q = 4 queries
@@ -122,7 +122,9 @@ def _record(store: Store, *, family: str, scm_id: str, view: str, replicate: int
         value = fn(oracle, pred)
         metrics[name] = None if value is None else float(value)
     row.metrics = metrics
-    store.record(row, estimate=(pred, oracle))
+    from arena_task_effect.task import EffectTask
+
+    store.record(row, **EffectTask().keep(row, (pred, oracle)))
 
 
 def add_effect_runs(path: Path) -> None:

@@ -534,3 +534,32 @@ def test_frontier_ignores_unsound_runtime_fits():
     fr = A.frontier(runs, runtime).set_index("method")
     assert fr.loc["a", "time_source"] == "end_to_end" and fr.loc["a", "seconds"] == pytest.approx(2.0)
     assert fr.loc["b", "time_source"] == "T_graph" and fr.loc["b", "seconds"] == pytest.approx(0.5)  # d=20 dropped
+
+
+def test_interaction_cells_carry_unit_counts_and_a_seeded_bootstrap_interval():
+    """units: the SCMs a cell rests on; the interval: a percentile bootstrap over SCMs (B draws, seeded)."""
+    # additive scores: M1 = M2 + 0.2 on every SCM, so every resample has interaction exactly 0 → [0, 0]
+    rows = [row(m, scm, v + (0.2 if m == "M1" else 0.0), factors={"graph": g})
+            for scm, g, v in (("e1", "er", 0.4), ("e2", "er", 0.6), ("e3", "er", 0.5), ("s1", "sf", 0.1),
+                              ("s2", "sf", 0.3)) for m in ("M1", "M2")]
+    out = A.interaction_scores(frame(*rows), "graph").set_index(["method", "level"])
+    assert out.loc[("M1", "er"), "units"] == 3 and out.loc[("M2", "sf"), "units"] == 2
+    np.testing.assert_allclose(out[["interaction", "ci_low", "ci_high"]].to_numpy(), 0.0, atol=1e-9)
+    # the two-by-three table above: M1/er rests on two SCMs, every other cell on one
+    runs = frame(row("M1", "e1", 0.5, factors={"graph": "er"}), row("M1", "e2", 0.7, factors={"graph": "er"}),
+                 row("M1", "s1", 0.4, factors={"graph": "sf"}), row("M1", "t1", 0.2, factors={"graph": "tree"}),
+                 row("M2", "e1", 0.1, factors={"graph": "er"}), row("M2", "s1", 0.4, factors={"graph": "sf"}),
+                 row("M2", "t1", 0.4, factors={"graph": "tree"}))
+    a = A.interaction_scores(runs, "graph", n_boot=300, seed=7).set_index(["method", "level"])
+    assert a["units"].to_dict() == {("M1", "er"): 2, ("M2", "er"): 1, ("M1", "sf"): 1, ("M2", "sf"): 1,
+                                    ("M1", "tree"): 1, ("M2", "tree"): 1}
+    assert (a["ci_low"] <= a["ci_high"]).all()
+    # a draw is a mean over resampled SCMs: the interval of every cell lies within what any draw can give
+    # (|I| <= 0.5 here: F in [0.1, 0.7]) and is reproducible from the seed
+    assert a[["ci_low", "ci_high"]].abs().max().max() <= 0.5
+    b = A.interaction_scores(runs, "graph", n_boot=300, seed=7).set_index(["method", "level"])
+    pd.testing.assert_frame_equal(a, b)
+    none = A.interaction_scores(runs, "graph", n_boot=0)
+    assert none["ci_low"].isna().all() and none["ci_high"].isna().all()
+    with pytest.raises(ValueError, match="n_boot must be >= 0"):
+        A.interaction_scores(runs, "graph", n_boot=-1)

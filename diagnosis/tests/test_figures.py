@@ -56,7 +56,7 @@ def test_precision_recall_f1_shd(out):
         assert f"{fam}: precision vs recall" in texts and f"{fam}: F1 vs SHD" in texts
     for m in fx.METHODS:
         assert texts.count(m) == 1
-    assert {"F1=0.2", "F1=0.4", "F1=0.6", "F1=0.8", "obs", "obs+int"} <= set(texts)
+    assert {"F1=0.2", "F1=0.4", "F1=0.6", "F1=0.8", "obs (filled)", "obs+int (open)"} <= set(texts)
 
 
 def test_precision_recall_accepts_leaderboard_numeric_spelling_and_drops_avg(out):
@@ -180,6 +180,10 @@ def test_coincident_markers_become_rings(out):
               ("gies", "obs_int", 0.5, 0.6), ("sortnregress", "obs", 0.5, 0.6)]
     assert F._ring_sizes(points) == [13.5, 10.0, 6.5, 6.5, 6.5]
     assert F._ring_sizes([]) == []
+    # the demo's GES and GIES on obs: recall 0.5588 / 0.5551, precision 0.3656 / 0.3636 overlap on the axis
+    demo = [("ges", "obs", 0.5588, 0.3656), ("gies", "obs", 0.5551, 0.3636), ("gies", "obs_int", 0.6912, 0.4643),
+            ("pc", "obs", 0.4755, 0.3808)]
+    assert F._ring_sizes(demo) == [10.0, 6.5, 6.5, 6.5]
     cells = fx.leaderboard_cells()
     ges = cells[cells["method"] == "ges"]
     twin = ges.assign(method="gies")  # the same means: before, gies' markers hid ges' entirely
@@ -280,23 +284,48 @@ def test_method_styles_keyed_on_the_sorted_set():
     st = F.method_styles(["pc", "ges", "pc", "DirectLiNGAM", LONG, "avici", np.nan])
     assert list(st) == ["avici", "DirectLiNGAM", "ges", LONG, "pc"]
     assert [s["color"] for s in st.values()] == list(F.PALETTE[:5])
-    assert st["pc"] == {"color": "#999933", "marker": "D", "linestyle": "-"}
+    assert st["pc"] == {"color": F.PALETTE[4], "marker": "D", "linestyle": "-"}
     assert F.method_styles(reversed(fx.METHODS)) == F.method_styles(fx.METHODS)  # order does not matter
-    # beyond nine methods the colours repeat with the next line style
+    # beyond nine methods the colours repeat with the next line style and another marker
     many = F.method_styles([f"m{i:02d}" for i in range(10)])
     assert many["m09"]["color"] == many["m00"]["color"] and many["m09"]["linestyle"] == "--"
+    assert (many["m09"]["marker"], many["m00"]["marker"]) == ("*", "o")
+    # no two of 90 methods share colour and marker
+    ninety = F.method_styles([f"m{i:02d}" for i in range(90)])
+    assert len({(s["color"], s["marker"]) for s in ninety.values()}) == 90
+
+
+def test_neighbouring_methods_get_different_hues():
+    """Issue 22: ges / gies coincided and randomregress / sortnregress shared a hue (Tol muted: olive next to
+    green, wine next to rose). Each pair now differs in hue by more than 60 degrees, and in marker."""
+    import colorsys
+
+    st = F.method_styles(["amortized", "dagma", "direct_lingam", "ges", "gies", "pc", "randomregress",
+                          "sortnregress"])
+
+    def hue(c):
+        r, g, b = (int(c[i:i + 2], 16) / 255 for i in (1, 3, 5))
+        h, _, s = colorsys.rgb_to_hls(r, g, b)
+        return h * 360, s
+
+    names = list(st)
+    for a, b in zip(names, names[1:]):  # every neighbour pair, ges / gies and randomregress / sortnregress included
+        assert st[a]["marker"] != st[b]["marker"]
+        (ha, sa), (hb, sb) = hue(st[a]["color"]), hue(st[b]["color"])
+        grey = sa < 0.1 or sb < 0.1  # black against a colour is distinguishable by lightness
+        assert grey or min(abs(ha - hb), 360 - abs(ha - hb)) > 60, (a, b, st[a], st[b])
 
 
 def test_same_method_same_colour_across_figures_with_styles(out):
     """pc is in both frames, with different companions; with the report's styles it has one colour."""
-    styles = F.method_styles(fx.METHODS)  # pc -> "#999933" (5th of the sorted set)
+    styles = F.method_styles(fx.METHODS)  # pc -> PALETTE[4] (5th of the sorted set)
     cells = fx.leaderboard_cells()
     pr_frame = cells[cells["method"].isin(["pc", "ges"])]        # alone: pc would be 2nd -> "#88CCEE"
     fr_frame = fx.frontier()[fx.frontier()["method"].isin(["pc", "avici", "DirectLiNGAM"])]  # pc 3rd
     pr = F.precision_recall_f1_shd(pr_frame, out, "pr", styles=styles)
     par = F.pareto_frontier(fr_frame, out, "par", styles=styles)
     pc, ges = styles["pc"]["color"], styles["ges"]["color"]
-    assert pc == "#999933" and ges == "#44AA99"
+    assert pc == F.PALETTE[4] and ges == F.PALETTE[2]
     assert _svg_fill_of_marker(pr[1], F.PALETTE) == {pc, ges}
     assert _svg_fill_of_marker(par[1], F.PALETTE) == {pc, styles["avici"]["color"], styles["DirectLiNGAM"]["color"]}
     # without styles each figure keys on its own subset: pc changes colour (the bug this fixes)
@@ -392,3 +421,21 @@ def test_interaction_heatmap_with_many_levels_is_transposed(out):
     few = F.interaction_heatmaps(fx.interaction_scores(), out, "few")
     h, w = mpimg.imread(few[2]).shape[:2]
     assert w > h
+
+
+def test_precision_recall_wraps_families_two_a_row(out):
+    """Issue 22: four families side by side made a 2,400 px strip; at most PANEL_COLUMNS stand in a row."""
+    cells = fx.leaderboard_cells()
+    fams = list(dict.fromkeys(cells["family"][cells["family"] != "Avg"]))
+    many = pd.concat([cells] + [cells[cells["family"] == fams[0]].assign(family=f"extra{i}") for i in range(3)],
+                     ignore_index=True)
+    n = len(fams) + 3
+    fig = F._pr_figure(many, None, None)
+    rows = -(-n // F.PANEL_COLUMNS)
+    assert tuple(fig.get_size_inches()) == pytest.approx((3.4 * F.PANEL_COLUMNS + 2.6, 6.6 * rows))
+    visible = [ax for ax in fig.axes if ax.get_visible() and ax.get_title()]
+    assert len(visible) == 2 * n  # a PR and an F1-SHD panel per family; an odd count leaves one slot hidden
+    paths = F.precision_recall_f1_shd(many, out, "wrapped")
+    from PIL import Image
+
+    assert Image.open(paths[0]).size[0] <= 1500  # 150 dpi: 10 in

@@ -179,15 +179,17 @@ def test_a_narrower_report_says_what_it_removed(tmp_path):
     gone = wide_files - kept
     in_tables = sum(f.startswith("tables/") for f in gone)
     in_figures = sum(f.startswith("figures/") for f in gone)
-    assert (len(gone), in_tables, in_figures) == (31, 11, 20)  # with the exposure tables and figures
+    # with the exposure tables and figures, and sortability.csv at the folder's top (the sortability analysis's)
+    assert (len(gone), in_tables, in_figures) == (32, 11, 20)
+    assert gone - {f for f in gone if "/" in f} == {"sortability.csv"}
     # the listing names exactly the removed files, none of which is left
     listing = (res / ".arena-diagnosis-removed").read_text(encoding="utf-8").splitlines()
     assert sorted(listing) == sorted(gone)
     assert not [f for f in listing if (res / f).exists()]
     lines = [ln for ln in console.lines if "removed" in ln]
     assert len(lines) == 1
-    assert (f"diagnosis: removed 31 files of the previous report that this one did not write again "
-            f"(11 in {res / 'tables'}/, 20 in {res / 'figures'}/); listed in {res / '.arena-diagnosis-removed'}; "
+    assert (f"diagnosis: removed 32 files of the previous report that this one did not write again "
+            f"(11 in {res / 'tables'}/, 20 in {res / 'figures'}/, 1 in {res}); listed in {res / '.arena-diagnosis-removed'}; "
             f"`arena report --results {res}` without --analyses writes the full report again") in lines[0]
     # the same narrow report again removes nothing: no line, and the old listing (of another report) is gone
     again = _Console()
@@ -210,8 +212,27 @@ def test_arena_report_prints_the_removal_before_what_it_wrote(tmp_path, capsys):
     capsys.readouterr()
     assert main(["report", "--results", str(results), "--analyses", "slices"]) == 0
     out = " ".join(capsys.readouterr().out.split())  # rich wraps long lines at the terminal's width
-    assert "diagnosis: removed 24 files of the previous report" in out
+    assert "diagnosis: removed 25 files of the previous report" in out
     assert f"16 in {results / 'figures'}/" in out
     removed = (results / ".arena-diagnosis-removed").read_text(encoding="utf-8").splitlines()
     assert sorted(f for f in removed if f.startswith("figures/")) == [f"figures/{n}" for n in figures]
     assert out.index("diagnosis: removed") < out.index("diagnosis: wrote 2 files")
+
+
+def test_interactions_on_the_store_carry_units_and_the_bootstrap_interval(tmp_path):
+    """Known answer: by graph, F = pc (1, 1), ges (1, 0), foundation (1, 2/3) on er / tree, two SCMs per cell;
+    I(ges, er) = 1 - 1/2 - 1 + 7/9 = 5/18. Every SCM of one graph type scores alike, so a resample holding both
+    types gives exactly 5/18; one holding only "er" SCMs (probability 1/16) gives 0 there: the 95 % interval is
+    [0, 5/18]."""
+    ctx, _ = _context(tmp_path)
+    write_diagnosis(ctx)
+    inter = pd.read_csv(ctx.results / "tables" / "interactions.csv")
+    g = inter[inter["factor"] == "graph"].set_index(["method", "level"])
+    assert g.loc[("ges", "er"), "interaction"] == pytest.approx(5 / 18)
+    assert g.loc[("ges", "tree"), "interaction"] == pytest.approx(-5 / 18)
+    assert set(g["units"]) == {2}
+    assert g.loc[("ges", "er"), "ci_high"] == pytest.approx(5 / 18)
+    assert g.loc[("ges", "er"), "ci_low"] == pytest.approx(0.0, abs=1e-12)
+    assert g.loc[("ges", "tree"), "ci_low"] == pytest.approx(-5 / 18)
+    page = (ctx.results / "index.html").read_text(encoding="utf-8")
+    assert "Interaction scores (Eq. 7) with units and 95% bootstrap interval" in page

@@ -31,7 +31,12 @@ import sys
 import traceback
 from typing import Any, Dict, Iterable, Optional, Sequence
 
-from .commands._common import REGISTRY_ATTR, UsageError, parse_family_options  # noqa: F401 - re-exported
+from .commands._common import (  # noqa: F401 - re-exported
+    PLUGIN_OPTIONS_ATTR,
+    REGISTRY_ATTR,
+    UsageError,
+    parse_family_options,
+)
 
 #: where build_parser leaves {command name: its subparser} on the parsed namespace
 SUBPARSERS_ATTR = "_arena_subparsers"
@@ -44,6 +49,10 @@ KNOWN_COMMANDS = {
     "card": ("arena-cards", "./families/cards"),
     "export": ("arena-export", "./export"),
 }
+#: Options this project's other distributions add to a command (hook ``arena_addoption``), for the error
+#: of one given while its distribution is not installed (data only).
+KNOWN_OPTIONS = {("report", o): "arena-diagnosis" for o in (
+    "--analyses", "--list-analyses", "--factors", "--reference", "--runtime")}
 
 
 def load_command(info) -> Any:
@@ -121,7 +130,10 @@ def build_parser(registry=None, configure: Iterable[str] = ()) -> argparse.Argum
 
                 raise PluginLoadError(f"command {name!r} of {info.distribution} {info.version}: "
                                       f"configure() raised {type(exc).__name__}: {exc}") from exc
-            sp.set_defaults(func=command.run)
+            from .plugins import add_options
+
+            # the plugins' own options of this command (hook arena_addoption); the command reads them by dest
+            sp.set_defaults(func=command.run, **{PLUGIN_OPTIONS_ATTR: add_options(registry, name, sp)})
     p.set_defaults(**{SUBPARSERS_ATTR: subparsers})
     return p
 
@@ -145,6 +157,9 @@ def _dispatch(argv: Sequence[str], name: str, registry) -> int:
         options = [o for action in sp._actions for o in action.option_strings]  # noqa: SLF001 - argparse API
         close = [difflib.get_close_matches(e.split("=")[0], options, n=1) for e in extra if e.startswith("-")]
         hint = "; did you mean " + ", ".join(repr(c[0]) for c in close if c) + "?" if any(close) else ""
+        for opt in dict.fromkeys(e.split("=")[0] for e in extra):
+            if (name, opt) in KNOWN_OPTIONS:
+                hint += f"; {opt} comes with {KNOWN_OPTIONS[name, opt]} (pip install {KNOWN_OPTIONS[name, opt]})"
         sp.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
     delattr(args, SUBPARSERS_ATTR)
     setattr(args, REGISTRY_ATTR, registry)

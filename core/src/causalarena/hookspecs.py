@@ -19,11 +19,13 @@ typed facade.
 
 from __future__ import annotations
 
+import argparse
 from typing import Any, Iterable, Mapping
 
 import pluggy
 
 from .records import (
+    AnalysisInfo,
     CommandInfo,
     ComponentInfo,
     ExecutorInfo,
@@ -226,6 +228,52 @@ def arena_executors() -> Iterable[ExecutorInfo]:
 
     Returns:
         An iterable of :class:`ExecutorInfo` with unique names.
+    """
+
+
+@hookspec
+def arena_analyses() -> Iterable[AnalysisInfo]:
+    """Return the analyses a report extension runs (slices, win rates, curves …).
+
+    ``arena-diagnosis`` registers its own this way and runs every installed
+    one in :attr:`~causalarena.records.AnalysisInfo.order`; a third party adds
+    an analysis (its tables, figures and page section) by shipping a
+    distribution, without editing the core or the diagnosis layer. The hook
+    must not import the factory's module.
+
+    Returns:
+        An iterable of :class:`AnalysisInfo` with unique names.
+
+    Example::
+
+        @hookimpl
+        def arena_analyses():
+            yield AnalysisInfo(name="edge_count", factory="my_pkg.analysis:edge_count",
+                               help="mean predicted edges per method", tables=("edge_count",))
+    """
+
+
+@hookspec
+def arena_addoption(command: str, parser: argparse.ArgumentParser, registry: Any) -> None:
+    """Add options to the ``arena`` subcommand ``command`` (pytest's ``pytest_addoption``, tox's ``tox_add_option``).
+
+    Called by the command frame (:func:`causalarena.cli.build_parser`) right
+    after the command's own ``configure(parser)``, once per plugin, for the
+    command that runs. A plugin adds its arguments to ``parser`` for the
+    commands it serves (``if command == "report": parser.add_argument(...)``)
+    and ignores the others. The parsed values reach report extensions as
+    ``ReportContext.options[<dest>]``. An option that clashes with one
+    already declared, or an implementation that raises, is a
+    :class:`~causalarena.plugins.PluginLoadError` naming the plugin.
+
+    Args:
+        command: the subcommand's name (``"run"``, ``"report"`` …).
+        parser: its ``argparse`` parser.
+        registry: the command's :class:`~causalarena.plugins.Registry` (e.g. for an
+            action that lists what is installed).
+
+    Returns:
+        Nothing: the options are added to ``parser`` in place.
     """
 
 

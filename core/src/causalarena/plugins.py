@@ -36,6 +36,7 @@ from . import __version__, hookspecs
 from .records import (
     COMPONENT_KINDS,
     RECORD_TYPES,
+    AnalysisInfo,
     CommandInfo,
     ComponentInfo,
     ExecutorInfo,
@@ -110,9 +111,12 @@ class Registry:
     reports: Dict[str, ReportInfo] = attrs.field(factory=dict)
     executors: Dict[str, ExecutorInfo] = attrs.field(factory=dict)
     tasks: Dict[str, TaskInfo] = attrs.field(factory=dict)
+    analyses: Dict[str, AnalysisInfo] = attrs.field(factory=dict)
     errors: List[LoadError] = attrs.field(factory=list)
+    #: (plugin manager, {id(plugin): (distribution, version)}) for the call hooks (``arena_addoption``,
+    #: the life-cycle hooks)
+    hooks: Optional[Tuple[Any, Dict[int, tuple]]] = attrs.field(default=None, repr=False, eq=False)
     _task_objects: Dict[str, Any] = attrs.field(factory=dict, init=False, repr=False, eq=False)
-    _pm: Any = attrs.field(default=None, init=False, repr=False, eq=False)
     _hook_errors: set = attrs.field(factory=set, init=False, repr=False, eq=False)
 
     def notify(self, hook: str, **kwargs: Any) -> None:
@@ -121,9 +125,9 @@ class Registry:
         One implementation at a time: one that raises is reported once on stderr (naming the
         plugin and the error) and the others still run; nothing it returns is used.
         """
-        if self._pm is None:
+        if self.hooks is None:
             return
-        for impl in getattr(self._pm.hook, hook).get_hookimpls():
+        for impl in getattr(self.hooks[0].hook, hook).get_hookimpls():
             try:
                 impl.function(*[kwargs[name] for name in impl.argnames])
             except Exception as exc:  # noqa: BLE001 - a sink never stops a run
@@ -206,7 +210,8 @@ class Registry:
 
 
 def _singular(kind: str) -> str:
-    return {"families": "family", "isolation_backends": "isolation backend"}.get(kind, kind[:-1])
+    return {"families": "family", "isolation_backends": "isolation backend",
+            "analyses": "analysis"}.get(kind, kind[:-1])
 
 
 #: Which distribution of this project ships a component, for the error of a spec
@@ -330,8 +335,7 @@ def get_registry(strict: Optional[bool] = None, extra_plugins: Iterable[Any] = (
         except pluggy.PluginValidationError as exc:
             raise PluginLoadError(str(exc)) from exc
 
-    registry = Registry(errors=errors)
-    registry._pm = pm
+    registry = Registry(errors=errors, hooks=(pm, origin))
     # registration order (built-ins first, then entry points): pm.get_plugins() is a set, whose order
     # varies between runs (which distribution a duplicate names first, the order of `arena --help`)
     plugins = [p for _, p in pm.list_name_plugin() if p is not None]
@@ -405,6 +409,43 @@ def _drop_taskless(registry: Registry, strict: bool) -> None:
                 raise PluginLoadError(f"{rec.distribution} {rec.version}: {msg}")
             registry.errors.append(LoadError(name, rec.distribution, rec.version, msg))
             del table[name]
+
+
+def add_options(registry: Registry, command: str, parser: Any) -> Dict[str, Tuple[str, Any]]:
+    """Call every plugin's ``arena_addoption(command, parser, registry)`` on the parser of ``command``.
+
+    One plugin at a time (the options each adds are attributed to it). A
+    registry built without plugins (``Registry()`` in a test) adds nothing.
+
+    Returns:
+        ``{dest: (first option string, default)}`` of every option the plugins added.
+
+    Raises:
+        PluginLoadError: an implementation raised (an option that clashes with
+            one already declared is argparse's ``ArgumentError``); the message
+            names the plugin, its distribution and the command.
+    """
+    if registry.hooks is None:
+        return {}
+    pm, origin = registry.hooks
+    plugins = [p for _, p in pm.list_name_plugin() if p is not None]
+    impls = {id(impl.plugin) for impl in pm.hook.arena_addoption.get_hookimpls()}
+    added: Dict[str, Tuple[str, Any]] = {}
+    for plugin in plugins:
+        if id(plugin) not in impls:
+            continue
+        before = len(parser._actions)  # noqa: SLF001 - argparse keeps its actions here
+        caller = pm.subset_hook_caller("arena_addoption", remove_plugins=[p for p in plugins if p is not plugin])
+        try:
+            caller(command=command, parser=parser, registry=registry)
+        except Exception as exc:  # noqa: BLE001 - named, with its distribution
+            dist_name, dist_version = origin.get(id(plugin), ("?", "?"))
+            raise PluginLoadError(f"plugin {pm.get_name(plugin)!r} of {dist_name} {dist_version}: "
+                                  f"arena_addoption(command={command!r}) raised {type(exc).__name__}: {exc}") from exc
+        for action in parser._actions[before:]:  # noqa: SLF001
+            if action.option_strings and action.dest != "help":
+                added[action.dest] = (action.option_strings[-1], action.default)
+    return added
 
 
 _DEFAULT: List[Registry] = []

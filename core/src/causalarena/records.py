@@ -17,7 +17,7 @@ from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Type
 import attrs
 
 __all__ = ["COMPONENT_KINDS", "DATA_TYPES", "DISCOVERY", "FAILURE_STATUSES", "OUTPUT_KINDS", "PRIOR_AXES", "RECORD_TYPES", "STATUSES",
-           "CommandInfo", "ComponentInfo", "FamilyInfo", "TaskInfo", "InterventionInfo", "IsolationInfo", "MethodInfo",
+           "AnalysisInfo", "CommandInfo", "ComponentInfo", "FamilyInfo", "TaskInfo", "InterventionInfo", "IsolationInfo", "MethodInfo",
            "MetricInfo", "PretrainingPrior", "ReportContext", "ReportInfo", "ExecutorInfo", "Status", "resolve"]
 
 #: the native graph outputs of the built-in discovery task; another task declares its own
@@ -509,9 +509,9 @@ class ReportInfo:
             (the files it wrote, by label), imported only when ``arena report`` runs.
         help: one line shown by ``arena plugins``.
         order: reports run in increasing ``order`` (then name); default 100.
-        check: optional import path of ``g(options, runs) -> None`` that
-            raises ``ValueError`` naming a bad ``--analyses`` / ``--factors`` /
-            ``--reference`` value; ``arena report`` calls it before it writes
+        check: optional import path of ``g(options, runs, registry) -> None`` that
+            raises ``ValueError`` naming a bad value of an option the extension's
+            plugin added (``ReportContext.options``; a two-argument ``g(options, runs)`` is called so too); ``arena report`` calls it before it writes
             anything and turns the error into a usage error (exit code 2).
         distribution, version: filled by the plugin manager.
     """
@@ -532,9 +532,52 @@ class ReportInfo:
     def load(self) -> Callable[["ReportContext"], Mapping[str, Any]]:
         return resolve(self.factory)
 
-    def load_check(self) -> Optional[Callable[[Mapping[str, Any], Any], None]]:
+    def load_check(self) -> Optional[Callable[[Mapping[str, Any], Any, Any], None]]:
         """The :attr:`check` callable, or None when the report declares none."""
         return resolve(self.check) if self.check else None
+
+
+@attrs.frozen
+class AnalysisInfo:
+    """One analysis of a report extension, contributed through ``arena_analyses``.
+
+    The report extension that runs analyses (``arena-diagnosis``) calls each
+    installed one in increasing :attr:`order` (then name); ``arena report
+    --analyses a,b`` picks some, ``--list-analyses`` lists them.
+
+    Attributes:
+        name: what ``--analyses`` names (``"slices"``, ``"winrates"``).
+        factory: import path of ``f(run) -> None``; ``run`` is the extension's
+            context (``arena_diagnosis.AnalysisRun``: the runs, the report
+            context, ``csv`` / ``figure`` / ``table`` / ``skip`` writers), imported
+            only when the analysis runs.
+        help: one line shown by ``--list-analyses`` and ``arena plugins``.
+        order: analyses run in increasing ``order`` (then name); default 100.
+        task: the task whose runs it reads (default ``"discovery"``).
+        tables: the CSV stems it may write (``tables/<stem>.csv``), for the listing.
+        figures: the figure stems it may write (``figures/<stem>.png`` / ``.svg``).
+        section: the page section its output appears under (``"Figures"``, ``"Tables"`` …).
+        distribution, version: filled by the plugin manager.
+    """
+
+    name: str = attrs.field(validator=_check_name)
+    factory: str
+    help: str = ""
+    order: int = 100
+    task: str = attrs.field(default=DISCOVERY, validator=_check_name)
+    tables: Tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    figures: Tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    section: str = ""
+    distribution: str = ""
+    version: str = ""
+
+    @property
+    def description(self) -> str:
+        """The one line ``arena plugins`` lists (:attr:`help`)."""
+        return self.help
+
+    def load(self) -> Callable[[Any], None]:
+        return resolve(self.factory)
 
 
 def _no_reader(name: str, *args: Any) -> Any:
@@ -552,10 +595,10 @@ class ReportContext:
             DataFrame, one row per run, one float column per metric).
         registry: the :class:`causalarena.plugins.Registry` of the command.
         console: the ``rich`` console the leaderboard was printed to.
-        options: ``{"analyses": [...] | None, "factors": [...] | None,
-            "reference": [...] | None, "metrics": (...)}`` from ``arena report
-            --analyses a,b --factors f,g --reference m1,m2 --metrics ...``
-            (None: the report's default).
+        options: ``{"metrics": (...), <dest>: value, ...}``: the leaderboard's
+            metrics and the value of every option plugins added to the command
+            (hook ``arena_addoption``; e.g. arena-diagnosis's ``analyses``,
+            ``factors``, ``reference``), by argparse ``dest``.
         reader: ``(name, *args) -> value`` calling the read-only store's reader of that
             name (``"predictions_frame"``, ``"truths"``, ``"missing_predictions"``,
             ``"kept_frame"``); ``arena report`` passes one, a test
@@ -614,6 +657,7 @@ RECORD_TYPES: Dict[str, Type[Any]] = {
     "components": ComponentInfo,
     "commands": CommandInfo,
     "reports": ReportInfo,
+    "analyses": AnalysisInfo,
     "executors": ExecutorInfo,
     "tasks": TaskInfo,
 }

@@ -3,7 +3,7 @@
 The store holds effect runs next to discovery runs (runs column ``task ==
 "effect"``; :mod:`arena_task_effect.effect`). Every function here reads the runs
 table (:meth:`causalarena.store.Store.runs_frame`) and, for the paired Stay /
-Move errors, the estimates table (:meth:`causalarena.store.Store.estimates_frame`)
+Move errors, the estimates table (:func:`arena_task_effect.task.estimates_frame`)
 and returns a long-format pandas table. Pure pandas / numpy; the metric
 formulas are the core's (:func:`arena_task_effect.effect.stay_error`,
 :func:`arena_task_effect.effect.move_tracking_error`), never re-implemented.
@@ -259,7 +259,7 @@ def stay_move(runs: pd.DataFrame, estimates: Optional[pd.DataFrame],
 
     Args:
         runs: runs table.
-        estimates: :meth:`causalarena.store.Store.estimates_frame` (None or
+        estimates: :func:`arena_task_effect.task.estimates_frame` (None or
             empty: no pairs).
         family: the family whose variants are paired.
 

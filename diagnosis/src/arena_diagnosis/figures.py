@@ -44,6 +44,7 @@ function                          input frame                    paper
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
@@ -79,17 +80,24 @@ __all__ = [
 
 PathLike = Union[str, Path]
 
-#: Paul Tol's "muted" qualitative scheme (colour-blind safe), in his order.
-PALETTE = ("#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255", "#AA4499")
+#: method colours: Okabe & Ito's colour-blind-safe set (2008) with dark grey for its black and without its
+#: yellow (too light on white), plus Tol's olive and wine, ordered so that any two neighbours in sorted order
+#: (ges / gies, randomregress / sortnregress) differ in hue by more than 60 degrees (or one is grey)
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#4D4D4D", "#D55E00", "#56B4E9", "#999933", "#882255")
 #: Paul Tol's "bright" scheme, for categories that are not methods (families, protocols, tables, axes)
 CATEGORY_PALETTE = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#BBBBBB")
 _LINESTYLES = ("-", "--", "-.", ":")
-_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">")
+#: ten markers against nine colours: (colour, marker) pairs repeat only after 90 methods
+_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "*")
 #: teal / pink of the paper's ID / OOD bars (Fig. 15), both in Tol's palette
 _ID_COLOUR, _OOD_COLOUR, _REF_COLOUR = "#44AA99", "#CC6677", "#222222"
 _DPI = 150
 #: an interaction heatmap with more levels than this is drawn with levels as rows
 MAX_LEVEL_COLUMNS = 12
+#: the same with a unit count and interval in each cell (wider cells)
+MAX_NOTED_LEVEL_COLUMNS = 6
+#: families side by side in the precision-recall figure (Fig. 4); more wrap into rows
+PANEL_COLUMNS = 2
 _SPLIT_LABEL = {"obs": "obs", "obs_int": "obs+int"}
 
 
@@ -132,8 +140,9 @@ def method_styles(methods: Iterable) -> Dict[str, Dict[str, str]]:
     the same in all of them, whichever subset of methods each frame holds.
     The mapping depends only on the set of names (order and repeats in
     ``methods`` do not matter; NaN is dropped): the i-th name in sorted order
-    (case-insensitive, ties by the exact name) gets ``PALETTE[i % 9]``, ``_MARKERS[i % 9]`` and, beyond nine methods, the
-    next line style, so ten or more methods stay distinguishable.
+    (case-insensitive, ties by the exact name) gets ``PALETTE[i % 9]``, ``_MARKERS[i % 10]`` and, beyond nine
+    methods, the next line style: no two of the first 90 methods share colour and marker, so markers alone
+    (scatter plots) and colours alone (lines) both tell neighbours apart.
 
     Args:
         methods: method names (any iterable; values are compared as ``str``).
@@ -173,8 +182,11 @@ def _unique(values: Iterable) -> List:
 
 
 def _heatmap(ax, values: np.ndarray, rows: Sequence[str], cols: Sequence[str], *, cmap: str, norm,
-             fmt: str = "{:+.2f}", fontsize: float = 8.0):
-    """Annotated heatmap on ``ax``: one cell per value, the value printed in it (blank for NaN)."""
+             fmt: str = "{:+.2f}", fontsize: float = 8.0, notes: Optional[np.ndarray] = None):
+    """Annotated heatmap on ``ax``: one cell per value, the value printed in it (blank for NaN).
+
+    ``notes`` (same shape, str): a second, smaller line under each value (a unit count, an interval).
+    """
     im = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, norm=norm, aspect="auto")
     ax.set_xticks(range(len(cols)))
     ax.set_xticklabels([str(c) for c in cols], rotation=35, ha="right", rotation_mode="anchor")
@@ -194,7 +206,11 @@ def _heatmap(ax, values: np.ndarray, rows: Sequence[str], cols: Sequence[str], *
             # dark text on light cells, white on dark ones (relative luminance)
             colour = "black" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 else "white"
             text = fmt.format(0.0 if abs(v) < 0.005 else v).replace("+0.00", "0.00")
-            ax.text(j, i, text, ha="center", va="center", fontsize=fontsize, color=colour)
+            note = str(notes[i, j]) if notes is not None and notes[i, j] else ""
+            ax.text(j, i - (0.17 if note else 0.0), text, ha="center", va="center", fontsize=fontsize, color=colour)
+            if note:
+                ax.text(j, i + 0.2, note, ha="center", va="center", fontsize=fontsize - 1.5, color=colour,
+                        linespacing=1.0)
     return im
 
 
@@ -251,9 +267,11 @@ def precision_recall_f1_shd(cells: pd.DataFrame, out_dir: PathLike, stem: str = 
                             styles: Optional[Styles] = None) -> List[Path]:
     """Precision-recall (top row) and F1-SHD (bottom row), one column per family (paper Fig. 4).
 
-    Circles are obs-only, diamonds obs+int, and a thin line joins a method's two
-    points when both exist; gray curves on the PR panels are constant F1.
-    Colours identify methods (one shared legend).
+    Each method has its own colour and marker (:func:`method_styles`); filled
+    markers are obs-only, open ones obs+int, and a thin line joins a method's
+    two points when both exist; gray curves on the PR panels are constant F1.
+    At most :data:`PANEL_COLUMNS` families stand side by side; more wrap into
+    further rows, so the figure stays readable in the page.
 
     Args:
         cells: one row per (method, family, split) with columns method, family,
@@ -281,14 +299,15 @@ def _ring_sizes(points: Sequence[Tuple[str, str, float, float]], base: float = 6
     """Marker sizes (points) for ``(method, split, x, y)`` drawn in this order: markers of one split
     at the same place (GES and GIES on observational data give one graph) grow by ``step`` for
     each later one, so the first drawn is the largest and each shows as a ring around the next,
-    instead of the last one hiding the others. "The same place": within 0.5 % of the larger of each
-    axis' span and the magnitude of its largest value (so one point, or equal points, still get a tolerance)."""
+    instead of the last one hiding the others. "The same place": within 1.5 % of the larger of each
+    axis' span and the magnitude of its largest value (about a marker's width on a 4-inch axis: GES and GIES
+    at recall 0.559 and 0.555 overlap; one point, or equal points, still get a tolerance)."""
     if not points:
         return []
     xs = np.array([p[2] for p in points])
     ys = np.array([p[3] for p in points])
-    tol_x = 0.005 * max(float(np.ptp(xs)), abs(float(xs.max())), 1e-12)
-    tol_y = 0.005 * max(float(np.ptp(ys)), abs(float(ys.max())), 1e-12)
+    tol_x = 0.015 * max(float(np.ptp(xs)), abs(float(xs.max())), 1e-12)
+    tol_y = 0.015 * max(float(np.ptp(ys)), abs(float(ys.max())), 1e-12)
     sizes = []
     for i, (_, split, x, y) in enumerate(points):
         later = sum(1 for (_, s2, x2, y2) in points[i + 1:]
@@ -313,11 +332,18 @@ def _pr_figure(cells: pd.DataFrame, families: Optional[Sequence[str]], styles: O
     styles = _styles_for(_unique(df["method"]), styles, name)
     methods = [m for m in styles if m in set(df["method"].astype(str))]  # legend in the styles' (sorted) order
     df = df.assign(method=df["method"].astype(str))
-    fig = Figure(figsize=(3.4 * len(fams) + 2.6, 6.6), layout="constrained")
-    axes = fig.subplots(2, len(fams), squeeze=False)
+    # at most PANEL_COLUMNS families side by side, the others wrap below (a PR panel above its F1-SHD panel):
+    # four families in one row made a 2,400 px strip whose text the page shrank below reading size
+    ncols = min(len(fams), PANEL_COLUMNS)
+    nrows = -(-len(fams) // ncols)
+    fig = Figure(figsize=(3.4 * ncols + 2.6, 6.6 * nrows), layout="constrained")
+    axes = fig.subplots(2 * nrows, ncols, squeeze=False)
+    for k in range(len(fams), nrows * ncols):  # an odd family count: the last row's empty slot
+        axes[2 * (k // ncols), k % ncols].set_visible(False)
+        axes[2 * (k // ncols) + 1, k % ncols].set_visible(False)
     for j, fam in enumerate(fams):
         sub = df[df["family"] == fam]
-        ax_pr, ax_fs = axes[0, j], axes[1, j]
+        ax_pr, ax_fs = axes[2 * (j // ncols), j % ncols], axes[2 * (j // ncols) + 1, j % ncols]
         _f1_iso_curves(ax_pr)
         for ax, xk, yk in ((ax_pr, "recall", "precision"), (ax_fs, "shd", "f1")):
             drawn = []  # (method, split, x, y) in drawing order
@@ -330,8 +356,11 @@ def _pr_figure(cells: pd.DataFrame, families: Optional[Sequence[str]], styles: O
                             linewidth=1.0, alpha=0.8)
                 drawn += [(m, s, float(x), float(y)) for s, x, y in pts]
             for (m, s, x, y), size in zip(drawn, _ring_sizes(drawn)):
-                ax.plot([x], [y], marker="o" if s == "obs" else "D", color=styles[m]["color"], markersize=size,
-                        markeredgecolor="black", markeredgewidth=0.5, linestyle="none")
+                # the method's own marker and colour; obs filled, obs+int open (white face, coloured edge)
+                ax.plot([x], [y], marker=styles[m]["marker"], color=styles[m]["color"], markersize=size,
+                        markerfacecolor=styles[m]["color"] if s == "obs" else "white",
+                        markeredgecolor="black" if s == "obs" else styles[m]["color"],
+                        markeredgewidth=0.5 if s == "obs" else 1.6, linestyle="none")
         ax_pr.set_xlim(0, 1.02)
         ax_pr.set_ylim(0, 1.02)
         ax_pr.set_title(f"{fam}: precision vs recall", fontsize=10)
@@ -345,10 +374,11 @@ def _pr_figure(cells: pd.DataFrame, families: Optional[Sequence[str]], styles: O
         ax_fs.set_ylim(0, 1.08 * f1_top if np.isfinite(f1_top) and f1_top > 0 else 1.0)
         for ax in (ax_pr, ax_fs):
             ax.grid(alpha=0.3)
-    handles = [Line2D([], [], color=styles[m]["color"], marker="s", linestyle="none", markersize=8, label=m)
-               for m in methods]
-    handles += [Line2D([], [], color="0.3", marker="o", linestyle="none", label="obs"),
-                Line2D([], [], color="0.3", marker="D", linestyle="none", label="obs+int"),
+    handles = [Line2D([], [], color=styles[m]["color"], marker=styles[m]["marker"], linestyle="none", markersize=8,
+                      markeredgecolor="black", markeredgewidth=0.5, label=m) for m in methods]
+    handles += [Line2D([], [], color="0.3", marker="o", linestyle="none", label="obs (filled)"),
+                Line2D([], [], color="0.3", marker="o", markerfacecolor="white", markeredgewidth=1.6,
+                       linestyle="none", label="obs+int (open)"),
                 Line2D([], [], color="0.75", label="constant F1")]
     # right margin, vertically centred: "upper" would put the legend's top at the suptitle's height, and a
     # one-family figure is so narrow that the centred suptitle then runs into it
@@ -482,7 +512,11 @@ def interaction_heatmaps(inter: pd.DataFrame, out_dir: PathLike, stem: str = "in
     Rows are methods, columns the factor's levels; the cell is the interaction
     (F1 units), diverging colour map centred at 0 (red: the method does better
     on that level than its own mean and the level's mean predict), value printed.
-    A factor with more than :data:`MAX_LEVEL_COLUMNS` levels (and more levels
+    With ``units`` (and ``ci_low`` / ``ci_high``) in ``inter`` each cell also
+    prints ``[lo, hi] n=k``: the bootstrap interval and the units the cell rests
+    on (:func:`arena_diagnosis.interactions.interaction_scores`).
+    A factor with more than :data:`MAX_LEVEL_COLUMNS` levels
+    (:data:`MAX_NOTED_LEVEL_COLUMNS` with the counts; and more levels
     than methods) is drawn transposed — levels as rows, methods as columns —
     so 20+ levels make a tall, readable figure instead of a strip too wide
     for any screen.
@@ -508,21 +542,44 @@ def interaction_heatmaps(inter: pd.DataFrame, out_dir: PathLike, stem: str = "in
         table = sub.pivot_table(index="method", columns="level", values="interaction", aggfunc="mean", sort=False,
                                 dropna=False)
         table = table.reindex(index=_unique(sub["method"]), columns=_unique(sub["level"]))  # NaN cells stay blank
-        transpose = table.shape[1] > MAX_LEVEL_COLUMNS and table.shape[1] > table.shape[0]
+        limit = MAX_NOTED_LEVEL_COLUMNS if "units" in sub.columns else MAX_LEVEL_COLUMNS
+        transpose = table.shape[1] > limit and table.shape[1] > table.shape[0]
         if transpose:
             table = table.T
         values = table.to_numpy(dtype=float)
-        fig = Figure(figsize=_figsize_for_heatmap(*values.shape), layout="constrained")
+        notes = _interaction_notes(sub, table, transpose)
+        h, w = values.shape
+        size = _figsize_for_heatmap(h, w) if notes is None else \
+            (min(3.0 + 2.5 + 1.15 * w, 24.0), min(1.8 + 0.62 * h, 36.0))  # room for the n and interval lines
+        fig = Figure(figsize=size, layout="constrained")
         ax = fig.subplots()
         im = _heatmap(ax, values, [str(r) for r in table.index], [str(c) for c in table.columns], cmap="RdBu_r",
-                      norm=_symmetric_norm(values))
+                      norm=_symmetric_norm(values), notes=notes)
         cb = fig.colorbar(im, ax=ax, shrink=0.85 if not transpose else 0.5)
         cb.set_label("interaction (F1, double-centred)")
         ax.set_xlabel("method" if transpose else str(factor))
         ax.set_ylabel(str(factor) if transpose else "method")
-        ax.set_title(f"Method x {factor} interaction (Eq. 7)", fontsize=10)
+        title = f"Method x {factor} interaction (Eq. 7)"
+        if notes is not None:
+            title += "\ncell: interaction, [95% bootstrap interval over SCMs] n = units"
+        ax.set_title(title, fontsize=10)
         paths += _save(fig, out_dir, f"{stem}_{_safe_stem(factor)}")
     return paths
+
+
+def _interaction_notes(sub: pd.DataFrame, table: pd.DataFrame, transpose: bool) -> Optional[np.ndarray]:
+    """Per cell ``"[lo, hi] n=k"`` (the bootstrap interval and unit count) in ``table``'s layout; None without units."""
+    if "units" not in sub.columns:
+        return None
+    has_ci = {"ci_low", "ci_high"} <= set(sub.columns)
+    text = {}
+    for r in sub.itertuples(index=False):
+        n = f"n={int(r.units)}"
+        lo, hi = (float(r.ci_low), float(r.ci_high)) if has_ci else (math.nan, math.nan)
+        interval = f"[{lo:+.2f}, {hi:+.2f}] " if np.isfinite(lo) and np.isfinite(hi) else ""
+        key = (str(r.level), str(r.method)) if transpose else (str(r.method), str(r.level))
+        text[key] = (interval + n).replace("+0.00", "0.00").replace("-0.00", "0.00")
+    return np.array([[text.get((str(i), str(c)), "") for c in table.columns] for i in table.index], dtype=object)
 
 
 # --------------------------------------------------------------------------- Fig. 11, 6a

@@ -327,13 +327,55 @@ def _slices_payload(report: HtmlReport) -> Dict[str, Any]:
     return out
 
 
-def _slices_section() -> str:
+def _slices_section(payload: Optional[Dict[str, Any]] = None) -> str:
+    """The slice explorer: a factor menu (its options rendered here, so it is never empty) that the script
+    turns into a heat table, and a ``<noscript>`` copy of every factor's table for a reader without JavaScript
+    (the menu, which needs the script, is hidden there)."""
+    payload = payload or {}
+    options = "".join(f'<option value="{_esc(f)}">{_esc(f)}</option>' for f in payload)
     return ('<section id="slices"><h2>Slice explorer</h2>'
             '<p class="note">Slice scores (paper Eq. 6): per unit, replicate means first, then the mean over the '
             'units carrying the level; n is the number of units. Cells are coloured from the lowest to the highest '
             'score of the factor.</p>'
-            '<div class="controls"><label for="slice-factor">Factor</label><select id="slice-factor"></select></div>'
-            '<div id="slice-view"></div></section>')
+            '<div class="controls"><label for="slice-factor">Factor</label>'
+            f'<select id="slice-factor">{options}</select></div>'
+            '<div id="slice-view"></div>'
+            f'<noscript><style>#slices .controls {{ display: none; }}</style>{_slices_static(payload)}</noscript>'
+            '</section>')
+
+
+def _slices_static(payload: Dict[str, Any]) -> str:
+    """Every factor's slice table as plain HTML (method rows, level columns, "score (n = units)" cells), one
+    ``<details>`` per factor, the first open: what the explorer shows, without JavaScript."""
+    if not payload:
+        return '<p class="note">No slice scores in this report.</p>'
+    parts = ['<p class="note" id="slices-static-note">JavaScript is off: every factor\'s table follows '
+             '(the menu above needs it).</p>']
+    for k, (factor, data) in enumerate(payload.items()):
+        body = []
+        for split in data["splits"]:
+            rows = [r for r in data["rows"] if r["split"] == split]
+            levels = [lv for lv in data["levels"] if any(r["level"] == lv for r in rows)]
+            cells = {(r["method"], r["level"]): r for r in rows}
+            head = "".join(f"<th>{_esc(lv)}</th>" for lv in levels)
+            trs = []
+            for m in data["methods"]:
+                if not any((m, lv) in cells for lv in levels):
+                    continue
+                tds = []
+                for lv in levels:
+                    r = cells.get((m, lv))
+                    tds.append("<td>\u2013</td>" if r is None else
+                               f'<td class="cell">{_esc(_display(r["score"]))}'
+                               f'<span class="n">n = {_esc(_display(r["units"]))}</span></td>')
+                trs.append(f"<tr><th>{_esc(m)}</th>{''.join(tds)}</tr>")
+            label = f" ({_esc(split)})" if split is not None else ""
+            body.append(f'<div class="scroll"><table class="heat static-slice"><caption>{_esc(factor)}{label}: '
+                        f'{_esc(data["metric"])}</caption><thead><tr><th>method</th>{head}</tr></thead>'
+                        f'<tbody>{"".join(trs)}</tbody></table></div>')
+        parts.append(f'<details class="static-slice"{" open" if k == 0 else ""}><summary>{_esc(factor)}</summary>'
+                     f'{"".join(body)}</details>')
+    return "".join(parts)
 
 
 def _figures_section(report: HtmlReport, base: Path, inline: bool) -> str:
@@ -356,12 +398,34 @@ def _figure_items(figures: Sequence[Tuple[str, str]], base: Path, inline: bool, 
             src = "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
         svg = str(Path(rel).with_suffix(".svg")).replace("\\", "/")
         link = f' · <a href="{_esc(svg)}">SVG</a>' if (base / svg).exists() and not inline else ""
-        img = f'<img src="{_esc(src)}" alt="{_esc(title)}" loading="lazy">'
+        size = _png_size(base / rel)
+        dims = f' width="{size[0]}" height="{size[1]}"' if size else ""
+        img = f'<img src="{_esc(src)}" alt="{_esc(title)}" loading="lazy"{dims}>'
         if not inline:  # the thumbnail opens the full-size PNG (an inlined page has no file to open)
             img = f'<a class="full" href="{_esc(rel)}" title="open the full-size figure">{img}</a>'
-        items.append(f'<figure data-name="{_esc(Path(rel).stem)}">{img}'
+        # a figure too big for half a row (many panels, many levels) takes the whole row at up to its own
+        # size, so its text keeps a readable size at a 1,400 px window instead of being shrunk into a thumbnail
+        large = size is not None and (size[0] > LARGE_FIGURE_PX[0] or size[1] > LARGE_FIGURE_PX[1])
+        cls = ' class="large"' if large else ""
+        items.append(f'<figure data-name="{_esc(Path(rel).stem)}"{cls}>{img}'
                      f'<figcaption>{_esc(title)}{link}</figcaption></figure>')
     return "".join(items)
+
+
+#: (width, height) in pixels beyond which a figure spans the gallery's whole row (``<figure class="large">``)
+LARGE_FIGURE_PX = (1100, 900)
+
+
+def _png_size(path: Path) -> Optional[Tuple[int, int]]:
+    """(width, height) in pixels from a PNG's IHDR chunk; None when the file is missing or not a PNG."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(24)
+    except OSError:
+        return None
+    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
 
 
 def _one_table(frame: pd.DataFrame, table_id: str, title: str) -> str:
@@ -474,7 +538,8 @@ def write_html(path: PathLike, report: HtmlReport, inline_figures: bool = False)
         raise ValueError(f"write_html: expected an HtmlReport, got {type(report).__name__}")
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    data = {"slices": _slices_payload(report)}
+    slices_payload = _slices_payload(report)
+    data = {"slices": slices_payload}
     # an effect-only store: the discovery sections would be empty shells, so the page opens on the effect section
     discovery = len(report.leaderboard) > 0 or report.effect is None
     body = "\n".join([
@@ -485,7 +550,7 @@ def write_html(path: PathLike, report: HtmlReport, inline_figures: bool = False)
         + ('<a href="#effect">Effect estimation</a>' if report.effect is not None else "")
         + '<a href="#configuration">Configuration</a></nav></header>',
         _leaderboard_section(report) if discovery else "",
-        _slices_section() if discovery else "",
+        _slices_section(slices_payload) if discovery else "",
         _figures_section(report, out.parent, inline_figures) if discovery else "",
         _tables_section(report) if discovery else "",
         _effect_section(report, out.parent, inline_figures),

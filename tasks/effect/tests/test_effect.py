@@ -352,10 +352,7 @@ def test_the_cli_names_a_task_mismatch_before_running_anything(tmp_path, monkeyp
         assert [(r.method, r.split, r.status) for r in st.records()] == [("ols", "bd", Status.OK)]
     # an effect-only folder: leaderboard.md is the effect table, without an empty discovery table above it
     assert (results / "leaderboard.md").read_text().startswith("# Effect estimation (sPEHE²")
-    # the runtime fit is a discovery analysis: on an effect-only store it says so (not "no ok runs")
-    assert main(["report", "--results", str(results), "--runtime"], registry=reg) == 2
-    assert "this store holds no discovery run" in capsys.readouterr().err
-    assert not (results / "runtime.csv").exists()
+    # (the runtime fit on an effect-only store is arena-diagnosis's: diagnosis/tests/test_runtime.py)
     # --metrics picks the discovery leaderboard's cells: on an effect-only store, with --task effect, or
     # naming an effect metric, it would be ignored; each is a usage error that names why
     assert main(["report", "--results", str(results), "--metrics", "f1"], registry=reg) == 2

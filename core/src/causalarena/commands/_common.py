@@ -210,6 +210,20 @@ class _FolderLock:
 
 #: the attribute of the parsed arguments under which the frame passes its registry
 REGISTRY_ATTR = "arena_registry"
+#: the attribute of the parsed arguments holding ``{dest: (option, default)}`` of the options plugins added
+#: (hook ``arena_addoption``, :func:`causalarena.plugins.add_options`)
+PLUGIN_OPTIONS_ATTR = "arena_plugin_options"
+
+
+def _plugin_options(args: argparse.Namespace) -> Dict[str, Any]:
+    """``{dest: value}`` of the options plugins added to this command (hook ``arena_addoption``)."""
+    return {dest: getattr(args, dest, default) for dest, (_, default) in getattr(args, PLUGIN_OPTIONS_ATTR, {}).items()}
+
+
+def _given_plugin_options(args: argparse.Namespace) -> List[str]:
+    """The plugin-added options (their flags) given a value other than their default."""
+    return [flag for dest, (flag, default) in getattr(args, PLUGIN_OPTIONS_ATTR, {}).items()
+            if getattr(args, dest, default) != default]
 
 
 def _registry(args: Optional[argparse.Namespace] = None, strict: bool = False):
@@ -335,16 +349,8 @@ def _store_reader(path: Path) -> Callable[..., Any]:
 
 
 def _check_report_options(registry: Any, options: Dict[str, Any], runs: Any) -> None:
-    """Each report extension's ``check`` on the options; the first ``ValueError`` is a :class:`UsageError`.
-
-    ``--analyses`` / ``--factors`` / ``--reference`` given while no extension is
-    installed are a usage error too (nothing would read them).
-    """
+    """Each report extension's ``check`` on the options; the first ``ValueError`` is a :class:`UsageError`."""
     reports = sorted(registry.reports.values(), key=lambda r: (r.order, r.name))
-    asked = [f"--{k}" for k in ("analyses", "factors", "reference") if options.get(k)]
-    if asked and not reports:
-        raise UsageError(f"{', '.join(asked)}: no report extension is installed to use them "
-                         "(pip install arena-diagnosis)")
     for info in reports:
         try:
             check = info.load_check()
@@ -354,7 +360,13 @@ def _check_report_options(registry: Any, options: Dict[str, Any], runs: Any) -> 
         if check is None:
             continue
         try:
-            check(options, runs)
+            import inspect
+
+            takes_registry = len(inspect.signature(check).parameters) >= 3
+        except (TypeError, ValueError):  # a builtin or C callable: the current form
+            takes_registry = True
+        try:
+            check(options, runs, registry) if takes_registry else check(options, runs)  # the pre-0.8 form
         except ValueError as exc:
             raise UsageError(" ".join(str(exc).split())) from None
 

@@ -144,7 +144,11 @@
     var select = document.getElementById("slice-factor"), view = document.getElementById("slice-view");
     if (!select || !view) return;
     var slices = data.slices || {};
-    Object.keys(slices).forEach(function (f) { select.appendChild(el("option", { value: f }, f)); });
+    // the page renders the options (a reader without JavaScript sees the <noscript> tables instead);
+    // an older page without them gets them here
+    if (!select.options.length) {
+      Object.keys(slices).forEach(function (f) { select.appendChild(el("option", { value: f }, f)); });
+    }
     if (!select.options.length) { view.appendChild(el("p", { "class": "note" }, "No slice scores in this report.")); return; }
     select.addEventListener("change", function () { renderSlice(view, select.value, slices[select.value]); });
     renderSlice(view, select.value, slices[select.value]);

@@ -1,4 +1,8 @@
-"""Load vs per-graph time (paper §5.5, Tables 4 and 5): known answers, CLI, real runner rows."""
+"""Load vs per-graph time (paper §5.5, Tables 4 and 5; the ``runtime`` analysis): known answers, CLI.
+
+Moved with :mod:`arena_diagnosis.runtime` from the core (issue 22); the runner's worker columns are tested
+in the core (``core/tests/test_report.py``).
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,8 @@ import math
 import pandas as pd
 import pytest
 
+from arena_diagnosis.runtime import runtime_points, runtime_ranking, runtime_table
 from causalarena.cli import main
-from causalarena.report import runtime_points, runtime_ranking, runtime_table
 from causalarena.store import Store
 
 OLD_STORE = ("this results folder has no worker_id/worker_seq columns (stored by causal-arena < 0.4); "
@@ -154,7 +158,8 @@ def test_missing_worker_columns_raise_named_error():
 def _store_with(path, rows):
     with Store(str(path / "arena.sqlite")) as store:
         for i, row in enumerate(rows):
-            store.record({**row, "config_hash": "h", "replicate": i})
+            # metrics: `arena report --runtime` prints the leaderboard too (the runtime analysis is arena-diagnosis's)
+            store.record({"metrics": {"f1": 0.5, "shd": 1.0}, **row, "config_hash": "h", "replicate": i})
 
 
 def test_cli_report_runtime_prints_and_writes_csv(tmp_path, capsys):
@@ -169,7 +174,9 @@ def test_cli_report_runtime_prints_and_writes_csv(tmp_path, capsys):
     quick = only(written, method="quick")
     assert quick["t_fixed_s"] == pytest.approx(2.0) and quick["t_graph_s"] == pytest.approx(0.25)
     assert {"method", "d", "n_workers", "k_max", "t_fixed_s", "t_graph_s", "r2", "flag"} <= set(written.columns)
-    assert not (tmp_path / "leaderboard.csv").exists()  # --runtime is its own report
+    # --runtime runs the runtime analysis alone: the core's leaderboard files, no other analysis's table
+    assert (tmp_path / "leaderboard.csv").exists() and not (tmp_path / "tables" / "slices.csv").exists()
+    assert "Load and per-graph time" in (tmp_path / "index.html").read_text(encoding="utf-8")
 
 
 def test_cli_report_runtime_on_old_store(tmp_path, capsys):
@@ -177,29 +184,6 @@ def test_cli_report_runtime_on_old_store(tmp_path, capsys):
     assert main(["report", "--results", str(tmp_path), "--runtime"]) == 2
     assert OLD_STORE in capsys.readouterr().err
     assert not (tmp_path / "runtime.csv").exists()
-
-
-def test_runner_rows_carry_worker_columns_and_fit(tmp_path):
-    """Six cells of one fast method through the real runner with jobs=1: one worker, seq 1..6."""
-    from fault_methods import TESTS_DIR, ChainInstance, info
-
-    from causalarena.plugins import get_registry
-    from causalarena.runner import make_cells, run_grid
-
-    cells = make_cells([ChainInstance("chain-0", splits=("obs",), n_replicates=6)], [info("chain", "Chain")])
-    assert len(cells) == 6
-    with Store(str(tmp_path / "arena.sqlite")) as store:
-        run_grid(cells, get_registry(), store, jobs=1, budget_s=30.0, env={"PYTHONPATH": TESTS_DIR},
-                 progress=False, cache_dir=str(tmp_path / "datasets"))
-        runs = store.runs_frame()
-    assert (runs["status"] == "ok").all()
-    assert sorted(runs["worker_seq"].astype(int)) == [1, 2, 3, 4, 5, 6]
-    assert runs["worker_id"].nunique() == 1 and runs["worker_id"].notna().all()
-    assert (runs["start_seconds"] > 0).all() and (runs["load_seconds"] >= 0).all()
-    table = runtime_table(runs)
-    row = only(table, method="chain", d=3)
-    assert (row["n_workers"], row["k_max"], row["n_points"]) == (1, 6, 6)
-    assert row["t_graph_s"] > 0 and row["t_fixed_s"] == row["t_fixed_s"] and 0 <= row["r2"] <= 1
 
 
 def test_negative_intercept_is_flagged():
@@ -210,17 +194,13 @@ def test_negative_intercept_is_flagged():
     assert "T_fixed < 0: per-graph times vary across graphs; read T_graph only" in row["flag"]
 
 
-def test_cli_report_without_a_usable_pyarrow_says_which_files_it_left_out(tmp_path, capsys, monkeypatch):
-    _store_with(tmp_path, [{**row, "metrics": {"f1": 0.5, "shd": 3.0}}
-                           for row in worker_rows("a", [0.25] * 3, method="quick")])
+def test_runtime_on_an_effect_only_store_or_with_analyses_is_refused_before_any_file():
+    """The fit is a discovery analysis: `arena report --runtime` on effect runs only says so (exit 2 in the CLI)."""
+    from arena_diagnosis.report import check_options
 
-    def refuse(self, *args, **kwargs):
-        raise ImportError("pyarrow requires NumPy 2.0 or newer, found 1.26.4")
-
-    monkeypatch.setattr(pd.DataFrame, "to_parquet", refuse)
-    assert main(["report", "--results", str(tmp_path)]) == 0
-    out = " ".join(capsys.readouterr().out.split())  # rich wraps long lines
-    assert "warning: runs.parquet not written" in out and "warning: leaderboard.parquet not written" in out
-    assert "found 1.26.4" in out
-    assert (tmp_path / "leaderboard.md").exists() and (tmp_path / "leaderboard.csv").exists()
-    assert not (tmp_path / "runs.parquet").exists()
+    effect = frame(worker_rows("w", [0.1, 0.2])).assign(task="effect")
+    with pytest.raises(ValueError, match="this store holds only effect runs"):
+        check_options({"runtime": True}, effect)
+    with pytest.raises(ValueError, match="--runtime runs the runtime analysis alone"):
+        check_options({"runtime": True, "analyses": ["slices"]}, frame(worker_rows("w", [0.1])))
+    check_options({"runtime": True}, frame(worker_rows("w", [0.1])))  # a store with worker timing: fine
