@@ -11,7 +11,16 @@ folder of cards its distribution ships). Options (``arena run
 - ``shipped``: ``false`` to leave out the shipped cards;
 - ``ids``: comma list of card ids to keep;
 - ``n_replicates``: replicates per split (default 5, App. B.1; the demo uses 1);
-- ``per_domain``: keep the first N cards (by id) of each domain (the demo uses 1).
+- ``per_domain``: keep the first N cards (by id) of each domain (the demo uses 1);
+- ``pool``: ``public`` (the plain ``*.yaml`` cards), ``reserved`` (the sealed
+  ``*.yaml.enc`` cards, :mod:`arena_cards.seal`) or ``all``. Default: ``all``
+  when the reserved key ``CAUSALARENA_RESERVED_KEY`` is set, else ``public``;
+  ``reserved`` and ``all`` without the key, or an ``ids`` entry naming a
+  sealed card without it, raise :class:`~arena_cards.seal.ReservedKeyError`
+  (a :class:`PermissionError` naming the variable; ``arena`` prints one line,
+  exit code 2). The split itself (which cards are sealed) is
+  :func:`arena_cards.seal.split`: half of each domain, rounded down, by a
+  salted hash of the card id, the demo's cards always public.
 
 Every card passes the full validation (:func:`~arena_cards.validate.validate_card`)
 before it runs; a card that fails becomes a :class:`FailedCard` instance, so
@@ -95,7 +104,8 @@ class CardFamily(Family):
     #: folder of the cards this distribution ships
     shipped: ClassVar[Optional[Path]] = None
     #: pool rules are errors for shipped cards, warnings for third-party ones
-    OPTIONS: ClassVar[Tuple[str, ...]] = ("cards", "shipped", "ids", "n_replicates", "per_domain")
+    OPTIONS: ClassVar[Tuple[str, ...]] = ("cards", "shipped", "ids", "n_replicates", "per_domain", "pool")
+    POOLS: ClassVar[Tuple[str, ...]] = ("public", "reserved", "all")
 
     def __init__(self, **options: Any) -> None:
         unknown = sorted(set(options) - set(self.OPTIONS))
@@ -117,6 +127,37 @@ class CardFamily(Family):
             self.per_domain = -1
         if self.per_domain is not None and self.per_domain < 1:
             raise ValueError(f"family {self.name!r}: per_domain must be a positive integer, got {per!r}")
+        pool = options.get("pool")
+        if pool not in (None, "") and str(pool).strip().lower() not in self.POOLS:
+            raise ValueError(f"family {self.name!r}: option pool must be public, reserved or all, got {pool!r}")
+        self._pool = None if pool in (None, "") else str(pool).strip().lower()
+
+    @property
+    def pool(self) -> str:
+        """The selected pool: the ``pool`` option, else ``all`` with the reserved key set and ``public`` without."""
+        from .seal import key_from_env
+
+        if self._pool is not None:
+            return self._pool
+        return "all" if key_from_env() else "public"
+
+    def _roots(self) -> List[Tuple[Path, bool]]:
+        roots: List[Tuple[Path, bool]] = []
+        if _flag(self.options.get("shipped", True), "shipped") and self.shipped is not None \
+                and Path(self.shipped).is_dir():
+            roots.append((Path(self.shipped), True))
+        roots += [(root, False) for root in _paths(self.options.get("cards"))]
+        return roots
+
+    def sealed_paths(self) -> List[Tuple[Path, bool]]:
+        """(sealed card file, shipped?) under the selected folders, whatever the pool (names only: no key needed).
+
+        Raises:
+            FileNotFoundError: a ``cards`` path does not exist.
+        """
+        from .seal import sealed_files
+
+        return [(p, shipped) for root, shipped in self._roots() for p in sealed_files(root)]
 
     def card_paths(self) -> List[Tuple[Path, bool]]:
         """(card file, shipped?) for every card selected by the options, shipped first.
@@ -124,12 +165,18 @@ class CardFamily(Family):
         Raises:
             FileNotFoundError: a ``cards`` path does not exist.
         """
+        from .seal import KEY_ENV, ReservedKeyError, key_from_env
+
         out: List[Tuple[Path, bool]] = []
-        if _flag(self.options.get("shipped", True), "shipped") and self.shipped is not None \
-                and Path(self.shipped).is_dir():
-            out += [(p, True) for p in card_files(self.shipped)]
-        for root in _paths(self.options.get("cards")):
-            out += [(p, False) for p in card_files(root)]
+        pool = self.pool
+        roots = self._roots()
+        if pool in ("public", "all"):
+            out += [(p, shipped) for root, shipped in roots for p in card_files(root)]
+        if pool in ("reserved", "all"):
+            if not key_from_env():
+                raise ReservedKeyError(f"family {self.name!r}: pool={pool} includes the reserved cards, which are "
+                                       f"sealed with the operator's key; set {KEY_ENV} (or select pool=public)")
+            out += self.sealed_paths()
         return out
 
     def reports(self) -> List[CardReport]:
@@ -146,8 +193,18 @@ class CardFamily(Family):
         out: List[Instance] = []
         seen: Dict[str, str] = {}
         reports = self.reports()
-        ids = [rep.card_id if rep.card_id != "?" else Path(rep.path).stem for rep in reports]
+        from .seal import sealed_id
+
+        ids = [rep.card_id if rep.card_id != "?" else sealed_id(rep.path) for rep in reports]
         if keep is not None and keep - set(ids):
+            from .seal import KEY_ENV, ReservedKeyError, sealed_id
+
+            sealed = sorted((keep - set(ids)) & {sealed_id(p) for p, _ in self.sealed_paths()})
+            if sealed:
+                how = f"set {KEY_ENV}" if self.pool == "public" and self._pool is None else \
+                    "select pool=reserved or pool=all" + ("" if self.pool != "public" else f" with {KEY_ENV} set")
+                raise ReservedKeyError(f"family {self.name!r}: card(s) {sealed} in 'ids' are reserved (sealed with "
+                                       f"the operator's key); {how}")
             raise ValueError(f"family {self.name!r}: unknown card id(s) {sorted(keep - set(ids))} in 'ids'; "
                              f"known: {', '.join(sorted(ids)[:8])}{' …' if len(ids) > 8 else ''}")
         if self.per_domain is not None:  # the first N ids of each domain (cards that did not load count as '?')

@@ -243,7 +243,9 @@ def validate_card(path: Union[str, Path, Card], pool_severity: str = "warning", 
             return report
     report = CardReport(path=card.source, card_id=card.id, family=card.family)
     if not isinstance(path, Card):
-        stem = Path(card.source).stem
+        from .seal import sealed_id
+
+        stem = sealed_id(card.source)  # x.yaml -> x; a sealed x.yaml.enc -> x
         if stem != card.id:
             report.issues.append(card.issue(("id",), f"the file is named {stem!r} but the card id is {card.id!r}; "
                                                      f"name it {card.id}.yaml", "schema", pool_severity))
