@@ -44,10 +44,23 @@ from .validate import CardReport, validate_card
 _CACHE: Dict[Tuple[str, int, int, str], CardReport] = {}
 
 
+def _key_tag(path: Path) -> str:
+    """For a sealed card, a fingerprint of the reserved key it is read with ('' otherwise): a report made
+    under one key is never reused under another (or none)."""
+    from .seal import SEALED_SUFFIX, key_from_env
+
+    if not path.name.endswith(SEALED_SUFFIX):
+        return ""
+    import hashlib
+
+    return "|" + hashlib.sha256((key_from_env() or "").encode()).hexdigest()[:16]
+
+
 def cached_report(path: Path, pool_severity: str = "warning") -> CardReport:
-    """:func:`validate_card` of ``path``, cached by (path, size, mtime, severity)."""
+    """:func:`validate_card` of ``path``, cached by (path, size, mtime, severity and, for a sealed
+    card, the reserved key's fingerprint)."""
     st = path.stat()
-    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, pool_severity)
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, pool_severity + _key_tag(path))
     rep = _CACHE.get(key)
     if rep is None:
         rep = _CACHE[key] = validate_card(path, pool_severity)

@@ -2,7 +2,8 @@
 :mod:`arena_cards.plugin` through ``arena_commands``):
 
 - :mod:`.validate` — ``arena validate PATH …``: every gate of App. A.3 on card files or folders;
-- :mod:`.card` — ``arena card show|render ID|PATH``: a card as a table, or its drawn graph.
+- :mod:`.card` — ``arena card show|render ID|PATH``: a card as a table, or its drawn graph;
+  ``arena card audit [PATH …]``: the pool's near-duplicate audit; ``arena card seal FOLDER``: the reserved half.
 
 Each module exposes ``configure(parser)`` (adds its arguments) and
 ``run(args) -> int`` (the exit code: 0 success, 1 a card failed, 2 bad

@@ -32,24 +32,34 @@ from typing import Any, Sequence
 from . import UsageError, add_family_option, comma_list, console, parse_family_options, registry, run_command
 
 NAME = "card"
-HELP = "show a scenario card as a table or render its graph"
+HELP = "show or render a scenario card; audit a card pool for near-duplicates; seal the reserved half"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    """Add the arguments of ``arena card`` to ``parser``."""
-    parser.add_argument("action", choices=("show", "render", "audit", "seal"))
-    parser.add_argument("card", nargs="*", metavar="CARD",
-                        help="show/render: card id (wildfire-smoke-shelter), FAMILY/ID, or a path; "
-                             "audit: card folders (default: the shipped pools); seal: a family's card folder")
-    parser.add_argument("--out", default=".", help="render: output folder (default .)")
-    parser.add_argument("--format", help="render: comma list of png, svg (default both)")
-    parser.add_argument("--threshold", type=float, default=None,
-                        help="audit: the near-duplicate score (default arena_cards.audit.THRESHOLD)")
-    parser.add_argument("--top", type=int, default=10, help="audit: how many closest pairs to print (default 10)")
-    parser.add_argument("--json", action="store_true", help="audit: the closest pairs as JSON")
-    parser.add_argument("--write", action="store_true",
-                        help="seal: seal/unseal the files (default: a dry run listing the actions)")
-    add_family_option(parser, help="e.g. semantic.cards=~/my-cards to find cards outside the shipped set")
+    """Add the actions of ``arena card`` (one sub-parser each: show, render, audit, seal) to ``parser``."""
+    actions = parser.add_subparsers(dest="action", metavar="{show,render,audit,seal}")
+    actions.required = True
+    for name, text in (("show", "a card as tables"), ("render", "draw a card's graph (PNG + SVG)")):
+        sp = actions.add_parser(name, help=text, description=text)
+        sp.add_argument("card", help="card id (wildfire-smoke-shelter), FAMILY/ID, or a path")
+        if name == "render":
+            sp.add_argument("--out", default=".", help="output folder (default .)")
+            sp.add_argument("--format", help="comma list of png, svg (default both)")
+        add_family_option(sp, help="e.g. semantic.cards=~/my-cards to find cards outside the shipped set")
+    text = "near-duplicate audit of a card pool (arena_cards.audit); exit 1 when a pair reaches the threshold"
+    sp = actions.add_parser("audit", help=text, description=text)
+    sp.add_argument("paths", nargs="*", metavar="PATH",
+                    help="card folders or files audited together (default: the shipped semantic and formula cards)")
+    sp.add_argument("--threshold", type=float, default=None,
+                    help="the near-duplicate score (default arena_cards.audit.THRESHOLD)")
+    sp.add_argument("--top", type=int, default=10, help="how many closest pairs to print (default 10)")
+    sp.add_argument("--json", action="store_true", help="the threshold, flagged and closest pairs as JSON")
+    text = ("maintainers: bring a family's card folder to its public/reserved split (arena_cards.seal); "
+            "a dry run unless --write")
+    sp = actions.add_parser("seal", help=text, description=text)
+    sp.add_argument("paths", nargs="+", metavar="FOLDER", help="a family's card folder (<domain>/<id>.yaml)")
+    sp.add_argument("--write", action="store_true",
+                    help="seal (and unseal) the files with CAUSALARENA_RESERVED_KEY; default: list the actions")
 
 
 def find_card(ref: str, options: Sequence[str] = (), reg: Any = None) -> Path:
@@ -116,9 +126,7 @@ def _run(args: argparse.Namespace) -> int:
         return _audit(args)
     if args.action == "seal":
         return _seal(args)
-    if len(args.card) != 1:
-        raise UsageError(f"{args.action} takes one card (id, FAMILY/ID or path), got {len(args.card)}")
-    path = find_card(args.card[0], args.family_option, registry(args))
+    path = find_card(args.card, args.family_option, registry(args))
     try:
         card = load_card(path)
     except CardError as exc:
@@ -148,7 +156,7 @@ def _audit(args: argparse.Namespace) -> int:
         raise UsageError(f"--threshold must lie in (0, 1], got {threshold}")
     if args.top < 0:
         raise UsageError(f"--top must be >= 0, got {args.top}")
-    folders = [Path(p) for p in args.card] or shipped_card_folders()
+    folders = [Path(p) for p in args.paths] or shipped_card_folders()
     if not folders:
         raise UsageError("no card folder given and no card family (semantic, formula) is installed")
     try:
@@ -180,9 +188,7 @@ def _seal(args: argparse.Namespace) -> int:
     """``arena card seal FOLDER … [--write]``: list (dry run) or apply each folder's split."""
     from ..seal import seal_pool
 
-    if not args.card:
-        raise UsageError("seal takes a family's card folder (e.g. families/semantic/src/arena_family_semantic/cards)")
-    for folder in args.card:
+    for folder in args.paths:
         if not Path(folder).is_dir():
             raise UsageError(f"seal: {folder} is not a folder")
         try:
