@@ -132,9 +132,18 @@ def read_sealed(path: Union[str, Path], key: Optional[str] = None, check_schema:
         ReservedKeyError: no key or the wrong key (names :data:`KEY_ENV`).
         CardError: the decrypted text is not a valid card.
     """
-    from .model import CardError, CardIssue, parse_text, schema_issues
+    from .model import MAX_CARD_BYTES, CardError, CardIssue, parse_text, schema_issues
 
     p = Path(path)
+    try:
+        size = p.stat().st_size
+    except OSError as exc:
+        raise CardError([CardIssue(card=str(p), field="<card>", line=None, gate="schema",
+                                   message=f"cannot read sealed card: {exc.strerror or exc}")]) from None
+    if size > 2 * MAX_CARD_BYTES:  # a Fernet token is base64: ~4/3 of the card's bytes
+        raise CardError([CardIssue(card=str(p), field="<card>", line=None, gate="schema",
+                                   message=f"sealed card is {size / 1e6:.1f} MB; the limit is "
+                                           f"{2 * MAX_CARD_BYTES / 1e6:.0f} MB")])
     text = unseal_bytes(p.read_bytes(), key, source=f"sealed card {p}")
     try:
         decoded = text.decode("utf-8")

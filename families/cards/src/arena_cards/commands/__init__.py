@@ -34,10 +34,12 @@ def usage_error(command: str, message: Any) -> int:
 
 
 def run_command(command: str, body: Callable[[Any], int], args: Any) -> int:
-    """``body(args)``, its exit code; a :class:`UsageError` it raises becomes :func:`usage_error` (exit code 2)."""
+    """``body(args)``, its exit code; a :class:`UsageError` it raises, or a :class:`PermissionError`
+    (:class:`arena_cards.seal.ReservedKeyError`: a sealed card without the reserved key), becomes
+    :func:`usage_error` (exit code 2)."""
     try:
         return body(args)
-    except UsageError as exc:
+    except (UsageError, PermissionError) as exc:
         return usage_error(command, exc)
 
 
