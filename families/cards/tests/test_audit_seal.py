@@ -67,7 +67,7 @@ def test_name_normalisation_and_mix_distance_known_answers():
 def test_shipped_pool_has_no_near_duplicates():
     """The audit over the whole shipped pool (semantic and formula together) passes: no pair at the threshold."""
     pairs, flagged = A.audit_pool(POOL)
-    assert len(pairs) >= 100 * 99 // 2 * 0.9 or len(pairs) > 1000
+    assert len(pairs) >= 45  # at least 10 cards (the public half alone, without the key, has 60)
     assert flagged == [], "\n".join(str(p) for p in flagged)
     assert pairs[0].score < A.THRESHOLD
 

@@ -159,6 +159,16 @@ def _audit(args: argparse.Namespace) -> int:
     folders = [Path(p) for p in args.paths] or shipped_card_folders()
     if not folders:
         raise UsageError("no card folder given and no card family (semantic, formula) is installed")
+    from ..seal import KEY_ENV, key_from_env, sealed_files
+
+    if not key_from_env():
+        try:
+            unread = sum(len(sealed_files(f)) for f in folders)
+        except FileNotFoundError as exc:
+            raise UsageError(str(exc)) from None
+        if unread:
+            print(f"note: {unread} sealed reserved card(s) (*.yaml.enc) not audited: set {KEY_ENV} to audit the "
+                  "whole pool", file=sys.stderr)
     try:
         pairs, flagged = audit_pool(folders, threshold)
     except FileNotFoundError as exc:
