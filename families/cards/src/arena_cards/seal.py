@@ -4,7 +4,7 @@
 :func:`split_rank`, SHA-256 of :data:`SPLIT_SALT` and the card id (a salted
 hash: stable across machines and releases, independent of file order and of
 the card's content). The ``floor(n / 2)`` lowest-ranked cards that are not
-pinned public are **reserved**, the rest **public** (5 + 5 when a domain has
+pinned public are **reserved**, the rest **public** (reserved + public: 5 + 5 when a domain has
 10 cards; 3 + 4 of 7, 1 + 2 of 3, 1 + 1 of 2). Pinned public: the demo's cards
 (:data:`PINNED_PUBLIC`, the ids ``scripts/demo`` runs, so the demo never needs
 the key). Adding cards to a domain can move a card across the split; the
