@@ -187,8 +187,9 @@ class CardFamily(Family):
             out += [(p, shipped) for root, shipped in roots for p in card_files(root)]
         if pool in ("reserved", "all"):
             if not key_from_env():
-                raise ReservedKeyError(f"family {self.name!r}: pool={pool} includes the reserved cards, which are "
-                                       f"sealed with the operator's key; set {KEY_ENV} (or select pool=public)")
+                # no "family 'x':" prefix: `arena run` adds it (a PermissionError is an OSError there)
+                raise ReservedKeyError(f"pool={pool} selects the reserved {self.name} cards, which are sealed with "
+                                       f"the operator's key; set {KEY_ENV} (or select pool=public)")
             out += self.sealed_paths()
         return out
 
@@ -216,8 +217,8 @@ class CardFamily(Family):
             if sealed:
                 how = f"set {KEY_ENV}" if self.pool == "public" and self._pool is None else \
                     "select pool=reserved or pool=all" + ("" if self.pool != "public" else f" with {KEY_ENV} set")
-                raise ReservedKeyError(f"family {self.name!r}: card(s) {sealed} in 'ids' are reserved (sealed with "
-                                       f"the operator's key); {how}")
+                raise ReservedKeyError(f"{self.name} card(s) {sealed} in 'ids' are reserved (sealed with the "
+                                       f"operator's key); {how}")
             raise ValueError(f"family {self.name!r}: unknown card id(s) {sorted(keep - set(ids))} in 'ids'; "
                              f"known: {', '.join(sorted(ids)[:8])}{' …' if len(ids) > 8 else ''}")
         if self.per_domain is not None:  # the first N ids of each domain (cards that did not load count as '?')
