@@ -281,3 +281,33 @@ def test_validate_checks_sealed_cards_only_with_the_key(tmp_path, monkeypatch, c
         "CAUSALARENA_RESERVED_KEY" in err
     assert run([str(S.sealed_files(pool)[0]), "--no-data"]) == 2
     assert "set CAUSALARENA_RESERVED_KEY" in capsys.readouterr().err
+
+
+def test_a_split_that_moves_is_shown_and_unsealing_needs_allow_unseal(tmp_path, monkeypatch):
+    """Adding cards can move a sealed card to the public half: the dry run shows it, --write refuses to
+    publish it without allow_unseal, and with it the card is plain again (byte for byte)."""
+    monkeypatch.setenv(S.KEY_ENV, KEY)
+    pool = tmp_path / "cards"
+    ids = [f"c-{i:02d}" for i in range(40)]
+    ranked = sorted(ids, key=S.split_rank)
+    first, later = ranked[1:3], ranked[0]  # sealing {1, 2}; then adding the lowest-ranked card evicts rank 2
+    for cid in first + [ranked[3], ranked[4]]:
+        _clone(EXAMPLE, pool / "education", cid)
+    original = (pool / "education" / f"{ranked[2]}.yaml").read_bytes()
+    S.seal_pool(pool, write=True)
+    assert sorted(S.sealed_id(p) for p in S.sealed_files(pool)) == sorted(first)
+    _clone(EXAMPLE, pool / "education", later)  # 5 cards: 2 reserved = ranks 0 and 1
+    plan = {cid: action for action, cid, _ in S.seal_pool(pool)}
+    assert plan[later] == "seal" and plan[ranked[2]] == "unseal" and plan[ranked[1]] == "keep sealed"
+    with pytest.raises(ValueError, match=rf"\['{ranked[2]}'\] public.*allow_unseal"):
+        S.seal_pool(pool, write=True)
+    assert (pool / "education" / f"{later}.yaml").exists()  # nothing written
+    S.seal_pool(pool, write=True, allow_unseal=True)
+    assert (pool / "education" / f"{ranked[2]}.yaml").read_bytes() == original
+    assert sorted(S.sealed_id(p) for p in S.sealed_files(pool)) == sorted([later, ranked[1]])
+
+
+def test_a_damaged_sealed_card_is_refused():
+    token = S.seal_bytes(EXAMPLE.read_bytes(), KEY)
+    with pytest.raises(S.ReservedKeyError, match="another key, or the file is damaged"):
+        S.unseal_bytes(token[:-8] + b"AAAAAAAA", KEY)

@@ -199,7 +199,7 @@ def load_shapes(paths: Iterable[Union[str, Path]], key: Optional[str] = None) ->
         FileNotFoundError: a path does not exist.
     """
     from .model import card_files, load_card
-    from .seal import key_from_env, read_sealed, sealed_files
+    from .seal import key_from_env, sealed_files
 
     key = key if key is not None else key_from_env()
     shapes = []
@@ -208,7 +208,7 @@ def load_shapes(paths: Iterable[Union[str, Path]], key: Optional[str] = None) ->
             shapes.append(shape_of(load_card(f)))
         if key:
             for f in sealed_files(root):
-                shapes.append(shape_of(read_sealed(f, key)))
+                shapes.append(shape_of(load_card(f, key=key)))
     return shapes
 
 

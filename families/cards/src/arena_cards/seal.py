@@ -21,10 +21,13 @@ key, as the synthetic family lists its reserved ids); the content is
 unreadable without the key, and a wrong key fails authentication
 (:class:`ReservedKeyError`) rather than giving garbage.
 
+Sealed cards are read by :func:`arena_cards.model.load_card` (which calls
+:func:`unseal_bytes`); this module imports nothing else of the engine.
+
 Errors: :class:`ReservedKeyError` (a :class:`PermissionError`; the CLI prints
 it as one line, exit code 2) names :data:`KEY_ENV` when the key is missing or
 wrong; a decrypted card that does not parse raises
-:class:`~arena_cards.model.CardError` naming the sealed file.
+:class:`~arena_cards.model.CardError` naming the sealed file (from ``load_card``).
 """
 
 from __future__ import annotations
@@ -68,8 +71,8 @@ def key_from_env() -> Optional[str]:
 def _require_key(key: Optional[str], what: str) -> str:
     key = key if key is not None else key_from_env()
     if not key:
-        raise ReservedKeyError(f"{what} is reserved: its card is sealed with the operator's key; set {KEY_ENV} "
-                               "(reserved cards cannot be read without it)")
+        raise ReservedKeyError(f"{what}: reserved cards are sealed with the operator's key; set {KEY_ENV} "
+                               "(they cannot be read or sealed without it)")
     return key
 
 
@@ -125,39 +128,6 @@ def sealed_files(path: Union[str, Path]) -> List[Path]:
     return sorted(q for q in p.rglob("*" + SEALED_SUFFIX) if q.is_file())
 
 
-def read_sealed(path: Union[str, Path], key: Optional[str] = None, check_schema: bool = True):
-    """Load a sealed card (:class:`~arena_cards.model.Card`, ``source`` = the sealed file).
-
-    Raises:
-        ReservedKeyError: no key or the wrong key (names :data:`KEY_ENV`).
-        CardError: the decrypted text is not a valid card.
-    """
-    from .model import MAX_CARD_BYTES, CardError, CardIssue, parse_text, schema_issues
-
-    p = Path(path)
-    try:
-        size = p.stat().st_size
-    except OSError as exc:
-        raise CardError([CardIssue(card=str(p), field="<card>", line=None, gate="schema",
-                                   message=f"cannot read sealed card: {exc.strerror or exc}")]) from None
-    if size > 2 * MAX_CARD_BYTES:  # a Fernet token is base64: ~4/3 of the card's bytes
-        raise CardError([CardIssue(card=str(p), field="<card>", line=None, gate="schema",
-                                   message=f"sealed card is {size / 1e6:.1f} MB; the limit is "
-                                           f"{2 * MAX_CARD_BYTES / 1e6:.0f} MB")])
-    text = unseal_bytes(p.read_bytes(), key, source=f"sealed card {p}")
-    try:
-        decoded = text.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CardError([CardIssue(card=str(p), field="<card>", line=None, gate="schema",
-                                   message=f"unsealed card is not UTF-8 text: {exc.reason}")]) from None
-    card = parse_text(decoded, str(p))
-    if check_schema:
-        issues = schema_issues(card)
-        if issues:
-            raise CardError(issues)
-    return card
-
-
 def split_rank(card_id: str) -> str:
     """The card's place in its domain's ranking (hex SHA-256 of :data:`SPLIT_SALT` and the id)."""
     return hashlib.sha256(f"{SPLIT_SALT}\x1f{card_id}".encode()).hexdigest()
@@ -191,11 +161,15 @@ def pool_split(folder: Union[str, Path]) -> Tuple[Dict[str, str], Dict[str, Path
     Raises:
         FileNotFoundError: ``folder`` does not exist. ValueError: an id appears twice.
     """
-    from .model import card_files
-
+    root = Path(folder)
+    if not root.exists():
+        raise FileNotFoundError(f"no such card or folder: {root}")
+    # the plain card files as model.card_files lists them (not imported: model imports this module)
+    plain = [root] if root.is_file() and root.suffix in (".yaml", ".yml") else \
+        sorted(q for q in root.rglob("*") if q.suffix in (".yaml", ".yml") and q.is_file())
     by_domain: Dict[str, List[str]] = {}
     files: Dict[str, Path] = {}
-    for f in card_files(folder) + sealed_files(folder):
+    for f in plain + sealed_files(folder):
         cid = sealed_id(f)
         if cid in files:
             raise ValueError(f"card id {cid!r} is used twice: {files[cid]} and {f}")
@@ -204,23 +178,29 @@ def pool_split(folder: Union[str, Path]) -> Tuple[Dict[str, str], Dict[str, Path
     return split(by_domain), files
 
 
-def seal_pool(folder: Union[str, Path], key: Optional[str] = None, write: bool = False) -> List[Tuple[str, str, str]]:
+def seal_pool(folder: Union[str, Path], key: Optional[str] = None, write: bool = False,
+              allow_unseal: bool = False) -> List[Tuple[str, str, str]]:
     """Bring a card folder to its split: seal the reserved cards that are plain, unseal public cards that
-    are sealed (a split that moved).
+    are sealed (a split that moved when cards were added).
 
     Args:
         folder: a family's card folder (``<domain>/<id>.yaml``).
         key: the reserved key (default :data:`KEY_ENV`).
         write: False (a dry run) lists the actions only.
+        allow_unseal: with ``write``, also unseal (publish) sealed cards the split now makes public;
+            without it such a move is refused before anything is written.
 
     Returns:
         ``(action, id, file)`` for each card: ``seal``, ``unseal``, ``keep public``, ``keep sealed``.
 
     Raises:
-        ReservedKeyError: a card must be sealed or unsealed and there is no key.
+        ReservedKeyError: ``write`` with something to change and no key (nothing is written).
+        ValueError: ``write`` would unseal a card and ``allow_unseal`` is False (nothing is written);
+            an id appears twice.
     """
     verdict, files = pool_split(folder)
-    actions = []
+    actions: List[Tuple[str, str, str]] = []
+    todo: List[Tuple[str, Path, Path]] = []
     for cid in sorted(files, key=lambda c: (files[c].parent.name, c)):
         f = files[cid]
         sealed = f.name.endswith(SEALED_SUFFIX)
@@ -232,8 +212,14 @@ def seal_pool(folder: Union[str, Path], key: Optional[str] = None, write: bool =
             actions.append(("keep sealed" if sealed else "keep public", cid, str(f)))
             continue
         actions.append((action, cid, str(target)))
-        if write:
-            k = _require_key(key, f"card {cid!r}")
+        todo.append((action, f, target))
+    if write and todo:
+        k = _require_key(key, f"{len(todo)} card(s) of {folder}")
+        moved = sorted(sealed_id(f) for action, f, _ in todo if action == "unseal")
+        if moved and not allow_unseal:
+            raise ValueError(f"the split now makes sealed card(s) {moved} public: unsealing publishes a reserved "
+                             "card; pass allow_unseal (arena card seal --allow-unseal) if that is intended")
+        for action, f, target in todo:
             data = seal_bytes(f.read_bytes(), k) if action == "seal" else unseal_bytes(f.read_bytes(), k, str(f))
             target.write_bytes(data)
             f.unlink()

@@ -60,6 +60,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     sp.add_argument("paths", nargs="+", metavar="FOLDER", help="a family's card folder (<domain>/<id>.yaml)")
     sp.add_argument("--write", action="store_true",
                     help="seal (and unseal) the files with CAUSALARENA_RESERVED_KEY; default: list the actions")
+    sp.add_argument("--allow-unseal", action="store_true",
+                    help="with --write, also unseal (publish) sealed cards the split now makes public")
 
 
 def find_card(ref: str, options: Sequence[str] = (), reg: Any = None) -> Path:
@@ -202,7 +204,7 @@ def _seal(args: argparse.Namespace) -> int:
         if not Path(folder).is_dir():
             raise UsageError(f"seal: {folder} is not a folder")
         try:
-            actions = seal_pool(folder, write=args.write)
+            actions = seal_pool(folder, write=args.write, allow_unseal=args.allow_unseal)
         except ValueError as exc:
             raise UsageError(f"seal {folder}: {exc}") from None
         todo = [a for a in actions if a[0] in ("seal", "unseal")]
