@@ -256,9 +256,14 @@ def test_arena_run_and_show_refuse_the_reserved_pool_without_the_key(tmp_path, m
     assert listed.count(f"{fam}/example-") == 4
     assert main(["show", fam] + opts + ["--family-option", f"{fam}.pool=reserved"]) == 2
     assert "CAUSALARENA_RESERVED_KEY" in capsys.readouterr().err
+    (reserved,) = sorted(c for c, v in S.pool_split(pool)[0].items() if v == "reserved")[:1]
+    assert main(["show", f"{fam}/{reserved}"] + opts) == 2
+    assert f"card {reserved!r} is reserved" in capsys.readouterr().err
     monkeypatch.setenv(S.KEY_ENV, KEY)
     assert main(["show", fam] + opts) == 0
     assert capsys.readouterr().out.count(f"{fam}/example-") == 6
+    assert main(["show", f"{fam}/{reserved}"] + opts) == 0
+    assert reserved in capsys.readouterr().out  # the spec JSON of the reserved card
 
 
 def test_validate_checks_sealed_cards_only_with_the_key(tmp_path, monkeypatch, capsys):

@@ -254,6 +254,25 @@ class CardFamily(Family):
         self._instances = out
         return out
 
+    def instance(self, scm_id: str) -> Instance:
+        """The instance with this id (``arena show semantic/ID``).
+
+        Raises:
+            KeyError: no such card.
+            ReservedKeyError: the id is a sealed reserved card outside the selected pool (without the
+                key: names ``CAUSALARENA_RESERVED_KEY``).
+        """
+        try:
+            return super().instance(scm_id)
+        except KeyError:
+            from .seal import KEY_ENV, ReservedKeyError, key_from_env, sealed_id
+
+            if scm_id in {sealed_id(p) for p, _ in self.sealed_paths()}:
+                how = f"set {KEY_ENV}" if not key_from_env() else "select pool=reserved or pool=all"
+                raise ReservedKeyError(f"{self.name} card {scm_id!r} is reserved (sealed with the operator's "
+                                       f"key); {how}") from None
+            raise
+
     def listing(self) -> List[InstanceSummary]:
         """One summary per selected card (``arena show semantic``): a card that fails
         its gates is listed with its first errors (``error``), ``d`` = its variables."""
