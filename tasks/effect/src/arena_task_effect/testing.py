@@ -116,7 +116,7 @@ def _arrays(pred: Any) -> List[Any]:
 
 def check_effect_registered(info: MethodInfo, params: Dict[str, Any]) -> None:
     """Registered through an entry point; the factory is an EffectMethod; task, output kind and views agree."""
-    from ..plugins import CORE_DISTRIBUTION
+    from causalarena.plugins import CORE_DISTRIBUTION
     from .effect import EffectMethod
 
     reg = _strict_registry()
