@@ -7,6 +7,7 @@ refusal names CAUSALARENA_RESERVED_KEY."""
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shutil
 from pathlib import Path
@@ -129,6 +130,10 @@ def test_card_audit_command_exit_codes(tmp_path, capsys):
     assert card_command.run(_parse(["audit", str(tmp_path / "pool"), "--top", "3"])) == 1
     out = capsys.readouterr().out
     assert "NEAR-DUPLICATE example-clinic-clone ~ example-clinic-reminders: score 1.000" in out
+    assert card_command.run(_parse(["audit", "--json", str(tmp_path / "pool")])) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert (report["threshold"], report["cards"], report["pairs"]) == (A.THRESHOLD, 2, 1)
+    assert report["flagged"][0]["score"] == 1.0 and report["flagged"][0]["names"] == 0.0
     assert card_command.run(_parse(["audit", str(tmp_path / "nowhere")])) == 2
     assert card_command.run(_parse(["audit", "--threshold", "0", str(tmp_path / "pool")])) == 2
     assert "--threshold must lie in (0, 1]" in capsys.readouterr().err
