@@ -87,3 +87,30 @@ def test_declared_intervention_values_under_fixed_setpoint():
     rows = fixed.intervention_mask[:, j]
     assert rows.sum() == 200
     assert set(np.unique(fixed.x[rows, j])) == {0.0, 1.0}
+
+
+def test_the_reserved_card_pool_runs_only_with_the_key(tmp_path):
+    """Issue 23 item 4: sealed reserved cards (arena_cards.seal). Without CAUSALARENA_RESERVED_KEY the
+    reserved pool's run is refused (exit 2, one line naming the variable) and the default run is the
+    public half; with the key the reserved pool runs."""
+    from arena_cards import seal
+
+    example = Path(__import__("arena_cards").__file__).with_name("example-clinic-reminders.yaml")
+    pool = tmp_path / "pool" / "healthcare_delivery"
+    pool.mkdir(parents=True)
+    for c in "abc":
+        (pool / f"example-{c}.yaml").write_text(
+            example.read_text().replace("id: example-clinic-reminders", f"id: example-{c}"))
+    seal.seal_pool(tmp_path / "pool", key="k-test", write=True)
+    (reserved,) = [seal.sealed_id(p) for p in seal.sealed_files(tmp_path / "pool")]
+    base = ["run", "--methods", "randomregress", "--families", "semantic", "--replicates", "1", "--no-progress",
+            "--family-option", "semantic.shipped=false", "--family-option", f"semantic.cards={tmp_path / 'pool'}"]
+    no_key = {seal.KEY_ENV: ""}
+    proc = run_arena(*base, "--family-option", "semantic.pool=reserved", "--results", str(tmp_path / "r0"),
+                     env=no_key, check=False)
+    assert proc.returncode == 2 and "set CAUSALARENA_RESERVED_KEY" in proc.stderr, proc.stderr
+    run_arena(*base, "--results", str(tmp_path / "r1"), env=no_key)
+    assert reserved not in set(pd.read_parquet(tmp_path / "r1" / "runs.parquet")["scm_id"])
+    run_arena(*base, "--family-option", "semantic.pool=reserved", "--results", str(tmp_path / "r2"),
+              env={seal.KEY_ENV: "k-test"})
+    assert set(pd.read_parquet(tmp_path / "r2" / "runs.parquet")["scm_id"]) == {reserved}

@@ -14,6 +14,8 @@ core's :class:`~causalarena.scm.SCMSpec`. Modules:
 - :mod:`.render` — ``arena card show`` / ``arena card render``;
 - :mod:`.components` — the SCM components cards compile to (``card_root``,
   ``card_expression``, ``card_channel``);
+- :mod:`.audit` — the pool's near-duplicate audit (``arena card audit``);
+- :mod:`.seal` — the public / reserved split and sealed cards (``arena card seal``);
 - :mod:`.commands` — ``arena validate`` and ``arena card``;
 - :mod:`.plugin` — the entry point contributing both to the core's registry.
 """
@@ -25,7 +27,8 @@ from typing import Any
 
 #: 0.2.0: compiled cards' columns are a permutation drawn from the card id, no longer the authored order
 #: (every card table changed; compile.CARD_COMPILER, in each spec's metadata and so its fingerprint, is "2")
-__version__ = "0.2.1"
+#: 0.3.0: the pool's diversity audit (:mod:`.audit`), sealed reserved cards (:mod:`.seal`), option ``pool``
+__version__ = "0.3.0"
 
 #: public name → the module defining it. Imported on first access (PEP 562), so that
 #: loading the entry point (:mod:`.plugin`) for ``arena --help`` reads no YAML, schema or units code.

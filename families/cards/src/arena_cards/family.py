@@ -11,7 +11,16 @@ folder of cards its distribution ships). Options (``arena run
 - ``shipped``: ``false`` to leave out the shipped cards;
 - ``ids``: comma list of card ids to keep;
 - ``n_replicates``: replicates per split (default 5, App. B.1; the demo uses 1);
-- ``per_domain``: keep the first N cards (by id) of each domain (the demo uses 1).
+- ``per_domain``: keep the first N cards (by id) of each domain (the demo uses 1);
+- ``pool``: ``public`` (the plain ``*.yaml`` cards), ``reserved`` (the sealed
+  ``*.yaml.enc`` cards, :mod:`arena_cards.seal`) or ``all``. Default: ``all``
+  when the reserved key ``CAUSALARENA_RESERVED_KEY`` is set, else ``public``;
+  ``reserved`` and ``all`` without the key, or an ``ids`` entry naming a
+  sealed card without it, raise :class:`~arena_cards.seal.ReservedKeyError`
+  (a :class:`PermissionError` naming the variable; ``arena`` prints one line,
+  exit code 2). The split itself (which cards are sealed) is
+  :func:`arena_cards.seal.split`: half of each domain, rounded down, by a
+  salted hash of the card id, the demo's cards always public.
 
 Every card passes the full validation (:func:`~arena_cards.validate.validate_card`)
 before it runs; a card that fails becomes a :class:`FailedCard` instance, so
@@ -35,10 +44,23 @@ from .validate import CardReport, validate_card
 _CACHE: Dict[Tuple[str, int, int, str], CardReport] = {}
 
 
+def _key_tag(path: Path) -> str:
+    """For a sealed card, a fingerprint of the reserved key it is read with ('' otherwise): a report made
+    under one key is never reused under another (or none)."""
+    from .seal import SEALED_SUFFIX, key_from_env
+
+    if not path.name.endswith(SEALED_SUFFIX):
+        return ""
+    import hashlib
+
+    return "|" + hashlib.sha256((key_from_env() or "").encode()).hexdigest()[:16]
+
+
 def cached_report(path: Path, pool_severity: str = "warning") -> CardReport:
-    """:func:`validate_card` of ``path``, cached by (path, size, mtime, severity)."""
+    """:func:`validate_card` of ``path``, cached by (path, size, mtime, severity and, for a sealed
+    card, the reserved key's fingerprint)."""
     st = path.stat()
-    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, pool_severity)
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, pool_severity + _key_tag(path))
     rep = _CACHE.get(key)
     if rep is None:
         rep = _CACHE[key] = validate_card(path, pool_severity)
@@ -95,7 +117,8 @@ class CardFamily(Family):
     #: folder of the cards this distribution ships
     shipped: ClassVar[Optional[Path]] = None
     #: pool rules are errors for shipped cards, warnings for third-party ones
-    OPTIONS: ClassVar[Tuple[str, ...]] = ("cards", "shipped", "ids", "n_replicates", "per_domain")
+    OPTIONS: ClassVar[Tuple[str, ...]] = ("cards", "shipped", "ids", "n_replicates", "per_domain", "pool")
+    POOLS: ClassVar[Tuple[str, ...]] = ("public", "reserved", "all")
 
     def __init__(self, **options: Any) -> None:
         unknown = sorted(set(options) - set(self.OPTIONS))
@@ -117,6 +140,37 @@ class CardFamily(Family):
             self.per_domain = -1
         if self.per_domain is not None and self.per_domain < 1:
             raise ValueError(f"family {self.name!r}: per_domain must be a positive integer, got {per!r}")
+        pool = options.get("pool")
+        if pool not in (None, "") and str(pool).strip().lower() not in self.POOLS:
+            raise ValueError(f"family {self.name!r}: option pool must be public, reserved or all, got {pool!r}")
+        self._pool = None if pool in (None, "") else str(pool).strip().lower()
+
+    @property
+    def pool(self) -> str:
+        """The selected pool: the ``pool`` option, else ``all`` with the reserved key set and ``public`` without."""
+        from .seal import key_from_env
+
+        if self._pool is not None:
+            return self._pool
+        return "all" if key_from_env() else "public"
+
+    def _roots(self) -> List[Tuple[Path, bool]]:
+        roots: List[Tuple[Path, bool]] = []
+        if _flag(self.options.get("shipped", True), "shipped") and self.shipped is not None \
+                and Path(self.shipped).is_dir():
+            roots.append((Path(self.shipped), True))
+        roots += [(root, False) for root in _paths(self.options.get("cards"))]
+        return roots
+
+    def sealed_paths(self) -> List[Tuple[Path, bool]]:
+        """(sealed card file, shipped?) under the selected folders, whatever the pool (names only: no key needed).
+
+        Raises:
+            FileNotFoundError: a ``cards`` path does not exist.
+        """
+        from .seal import sealed_files
+
+        return [(p, shipped) for root, shipped in self._roots() for p in sealed_files(root)]
 
     def card_paths(self) -> List[Tuple[Path, bool]]:
         """(card file, shipped?) for every card selected by the options, shipped first.
@@ -124,12 +178,19 @@ class CardFamily(Family):
         Raises:
             FileNotFoundError: a ``cards`` path does not exist.
         """
+        from .seal import KEY_ENV, ReservedKeyError, key_from_env
+
         out: List[Tuple[Path, bool]] = []
-        if _flag(self.options.get("shipped", True), "shipped") and self.shipped is not None \
-                and Path(self.shipped).is_dir():
-            out += [(p, True) for p in card_files(self.shipped)]
-        for root in _paths(self.options.get("cards")):
-            out += [(p, False) for p in card_files(root)]
+        pool = self.pool
+        roots = self._roots()
+        if pool in ("public", "all"):
+            out += [(p, shipped) for root, shipped in roots for p in card_files(root)]
+        if pool in ("reserved", "all"):
+            if not key_from_env():
+                # no "family 'x':" prefix: `arena run` adds it (a PermissionError is an OSError there)
+                raise ReservedKeyError(f"pool={pool} selects the reserved {self.name} cards, which are sealed with "
+                                       f"the operator's key; set {KEY_ENV} (or select pool=public)")
+            out += self.sealed_paths()
         return out
 
     def reports(self) -> List[CardReport]:
@@ -146,8 +207,18 @@ class CardFamily(Family):
         out: List[Instance] = []
         seen: Dict[str, str] = {}
         reports = self.reports()
-        ids = [rep.card_id if rep.card_id != "?" else Path(rep.path).stem for rep in reports]
+        from .seal import sealed_id
+
+        ids = [rep.card_id if rep.card_id != "?" else sealed_id(rep.path) for rep in reports]
         if keep is not None and keep - set(ids):
+            from .seal import KEY_ENV, ReservedKeyError, sealed_id
+
+            sealed = sorted((keep - set(ids)) & {sealed_id(p) for p, _ in self.sealed_paths()})
+            if sealed:
+                how = f"set {KEY_ENV}" if self.pool == "public" and self._pool is None else \
+                    "select pool=reserved or pool=all" + ("" if self.pool != "public" else f" with {KEY_ENV} set")
+                raise ReservedKeyError(f"{self.name} card(s) {sealed} in 'ids' are reserved (sealed with the "
+                                       f"operator's key); {how}")
             raise ValueError(f"family {self.name!r}: unknown card id(s) {sorted(keep - set(ids))} in 'ids'; "
                              f"known: {', '.join(sorted(ids)[:8])}{' …' if len(ids) > 8 else ''}")
         if self.per_domain is not None:  # the first N ids of each domain (cards that did not load count as '?')
@@ -182,6 +253,25 @@ class CardFamily(Family):
                                    n_replicates=self.n_replicates))
         self._instances = out
         return out
+
+    def instance(self, scm_id: str) -> Instance:
+        """The instance with this id (``arena show semantic/ID``).
+
+        Raises:
+            KeyError: no such card.
+            ReservedKeyError: the id is a sealed reserved card outside the selected pool (without the
+                key: names ``CAUSALARENA_RESERVED_KEY``).
+        """
+        try:
+            return super().instance(scm_id)
+        except KeyError:
+            from .seal import KEY_ENV, ReservedKeyError, key_from_env, sealed_id
+
+            if scm_id in {sealed_id(p) for p, _ in self.sealed_paths()}:
+                how = f"set {KEY_ENV}" if not key_from_env() else "select pool=reserved or pool=all"
+                raise ReservedKeyError(f"{self.name} card {scm_id!r} is reserved (sealed with the operator's "
+                                       f"key); {how}") from None
+            raise
 
     def listing(self) -> List[InstanceSummary]:
         """One summary per selected card (``arena show semantic``): a card that fails

@@ -38,7 +38,7 @@ def arena_components() -> Iterator[ComponentInfo]:
 def arena_commands() -> Iterator[CommandInfo]:
     """Yield ``arena validate`` and ``arena card`` (:mod:`arena_cards.commands`)."""
     validate_help = "check scenario cards (file or folder) against every gate (App. A.3)"
-    card_help = "show a scenario card as a table or render its graph"
+    card_help = "show or render a scenario card; audit a card pool for near-duplicates; seal the reserved half"
     yield CommandInfo(name="validate", factory="arena_cards.commands.validate", help=validate_help,
                       description=validate_help)
     yield CommandInfo(name="card", factory="arena_cards.commands.card", help=card_help, description=card_help)

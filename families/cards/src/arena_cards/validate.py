@@ -243,7 +243,9 @@ def validate_card(path: Union[str, Path, Card], pool_severity: str = "warning", 
             return report
     report = CardReport(path=card.source, card_id=card.id, family=card.family)
     if not isinstance(path, Card):
-        stem = Path(card.source).stem
+        from .seal import sealed_id
+
+        stem = sealed_id(card.source)  # x.yaml -> x; a sealed x.yaml.enc -> x
         if stem != card.id:
             report.issues.append(card.issue(("id",), f"the file is named {stem!r} but the card id is {card.id!r}; "
                                                      f"name it {card.id}.yaml", "schema", pool_severity))
@@ -371,10 +373,20 @@ def validate_path(path: Union[str, Path], pool_severity: str = "warning", data: 
                   all_tables: bool = False) -> List[CardReport]:
     """Validate a card file or every card under a folder; duplicate ids across files are errors.
 
+    Sealed reserved cards (``*.yaml.enc``) under a folder are validated too when the reserved key
+    (``CAUSALARENA_RESERVED_KEY``) is set, and skipped without it (:func:`sealed_skipped` counts them).
+
     Raises:
         FileNotFoundError: ``path`` does not exist.
+        arena_cards.seal.ReservedKeyError: ``path`` is a sealed file and the key is missing or wrong,
+            or the key is set and does not open a sealed card under the folder.
     """
-    reports = [validate_card(f, pool_severity, data, all_tables) for f in card_files(path)]
+    from .seal import key_from_env, sealed_files
+
+    files = card_files(path)
+    if Path(path).is_dir() and key_from_env():
+        files += sealed_files(path)
+    reports = [validate_card(f, pool_severity, data, all_tables) for f in files]
     seen: Dict[tuple, str] = {}
     for r in reports:
         key = (r.family, r.card_id)
@@ -386,6 +398,15 @@ def validate_path(path: Union[str, Path], pool_severity: str = "warning", data: 
         else:
             seen[key] = r.path
     return reports
+
+
+def sealed_skipped(path: Union[str, Path]) -> int:
+    """How many sealed cards under the folder ``path`` :func:`validate_path` skips (0 with the key set)."""
+    from .seal import key_from_env, sealed_files
+
+    if key_from_env() or not Path(path).is_dir():
+        return 0
+    return len(sealed_files(path))
 
 
 def format_reports(reports: Sequence[CardReport]) -> str:

@@ -2,7 +2,8 @@
 :mod:`arena_cards.plugin` through ``arena_commands``):
 
 - :mod:`.validate` — ``arena validate PATH …``: every gate of App. A.3 on card files or folders;
-- :mod:`.card` — ``arena card show|render ID|PATH``: a card as a table, or its drawn graph.
+- :mod:`.card` — ``arena card show|render ID|PATH``: a card as a table, or its drawn graph;
+  ``arena card audit [PATH …]``: the pool's near-duplicate audit; ``arena card seal FOLDER``: the reserved half.
 
 Each module exposes ``configure(parser)`` (adds its arguments) and
 ``run(args) -> int`` (the exit code: 0 success, 1 a card failed, 2 bad
@@ -33,10 +34,12 @@ def usage_error(command: str, message: Any) -> int:
 
 
 def run_command(command: str, body: Callable[[Any], int], args: Any) -> int:
-    """``body(args)``, its exit code; a :class:`UsageError` it raises becomes :func:`usage_error` (exit code 2)."""
+    """``body(args)``, its exit code; a :class:`UsageError` it raises, or a :class:`PermissionError`
+    (:class:`arena_cards.seal.ReservedKeyError`: a sealed card without the reserved key), becomes
+    :func:`usage_error` (exit code 2)."""
     try:
         return body(args)
-    except UsageError as exc:
+    except (UsageError, PermissionError) as exc:
         return usage_error(command, exc)
 
 

@@ -1,13 +1,17 @@
 """``arena validate PATH …``: check scenario cards (files or folders) against every gate (App. A.3).
 
 Exit codes: 0 every card passes, 1 a card fails (or, with ``--strict``, has a
-warning; or no card file was found), 2 a path does not exist.
+warning; or no card file was found), 2 a path does not exist or a sealed card
+(``*.yaml.enc``) named on the command line cannot be opened (no or another
+``CAUSALARENA_RESERVED_KEY``). Sealed cards under a folder are checked with the
+key set and skipped, with a note, without it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Dict
 
 from . import UsageError, run_command
@@ -34,12 +38,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    import sys
-
     from ..model import CardIssue
-    from ..validate import format_reports, residual_summary, validate_path
+    from ..seal import KEY_ENV
+    from ..validate import format_reports, residual_summary, sealed_skipped, validate_path
 
     reports = []
+    skipped = sum(sealed_skipped(p) for p in args.paths)
+    if skipped:
+        print(f"note: {skipped} sealed reserved card(s) (*.yaml.enc) not checked: set {KEY_ENV} to check them",
+              file=sys.stderr)
     for path in args.paths:
         try:
             reports.extend(validate_path(path, pool_severity="error" if args.strict else "warning",
