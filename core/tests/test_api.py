@@ -114,3 +114,30 @@ def test_a_jsonl_sink_sees_every_stored_cell_and_cannot_change_them(tmp_path, re
     assert sorted(x["status"] for x in lines) == sorted(["ok"] * 2 + ["failed"] * 2 + ["unsupported"] * 4)
     # the sink's attempt to rewrite a record raised (read-only mapping), was reported, and changed nothing
     assert sorted(res.runs["status"]) == sorted(x["status"] for x in lines)
+
+
+class OptionSink:
+    """A sink configured on the command line: `arena run --jsonl PATH` (its own option, arena_addoption)."""
+
+    __distribution__ = "arena-test-option-sink"
+
+    @hookimpl
+    def arena_addoption(self, command, parser):
+        if command == "run":
+            parser.add_argument("--jsonl", default=None, help="write every stored cell to this JSON-lines file")
+
+    @hookimpl
+    def arena_cell_stored(self, run, record):
+        if run["options"]["jsonl"]:
+            with open(run["options"]["jsonl"], "a") as fh:
+                fh.write(json.dumps({"method": record["method"], "status": record["status"]}) + "\n")
+
+
+def test_a_sink_takes_its_destination_from_its_own_option_of_arena_run(tmp_path, registry, capsys):
+    reg = get_registry(strict=False, extra_plugins=[_Toys(), OptionSink()])
+    out = tmp_path / "cells.jsonl"
+    argv = ["run", "--results", str(tmp_path / "r"), "--families", "toy", "--methods", "chain", "--replicates", "1",
+            "--no-progress", "--isolation", "none", "--jobs", "1", "--no-extensions", "--jsonl", str(out)]
+    assert main(argv, registry=reg) == 0
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(x["status"] for x in lines) == ["ok", "ok", "unsupported", "unsupported"]

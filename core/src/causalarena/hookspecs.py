@@ -307,8 +307,9 @@ def arena_run_start(run: Mapping[str, Any]) -> None:
     """Called once by ``arena run`` (and :func:`causalarena.run`) before the first cell runs.
 
     ``run`` is a read-only mapping: ``results`` (the folder), ``store`` (its SQLite file),
-    ``methods``, ``families`` (names), ``cells`` (how many this invocation asks for) and
-    ``started_at`` (ISO time). A hook that raises is reported once as a warning; the run goes on.
+    ``methods``, ``families`` (names), ``cells`` (how many this invocation asks for),
+    ``started_at`` (ISO time) and ``options`` (the values of the options plugins added to
+    ``arena run`` through ``arena_addoption``, by dest: e.g. a sink's destination). A hook that raises is reported once as a warning; the run goes on.
     A results sink (MLflow, W&B, a JSON-lines file) opens its destination here.
 
     Returns:

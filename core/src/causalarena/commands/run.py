@@ -26,6 +26,7 @@ from ._common import (
     _family_instances,
     _FolderLock,
     _machine_fault,
+    _plugin_options,
     _positive,
     _print_errors,
     _registry,
@@ -420,7 +421,8 @@ def _run_grids(args: argparse.Namespace, registry: Any, console: Any, sel: _Sele
     run_info = MappingProxyType({"results": str(results), "store": str(results / STORE_NAME),
                                  "methods": tuple(m.name for m in sel.methods),
                                  "families": tuple(f.name for f in sel.families),
-                                 "cells": len(sel.cells) * len(sel.grids), "started_at": _now_iso()})
+                                 "cells": len(sel.cells) * len(sel.grids), "started_at": _now_iso(),
+                                 "options": MappingProxyType(_plugin_options(args))})
 
     def stored(row: Any) -> None:  # the life-cycle hook, with a read-only copy of the stored row
         registry.notify("arena_cell_stored", run=run_info, record=MappingProxyType(row.as_row()))
@@ -468,8 +470,9 @@ def _report(args: argparse.Namespace, registry: Any, console: Any, results: Any,
     paths = _write_report_files(write_report, runs, results, metrics, console)
     console.print("wrote " + ", ".join(str(p) for p in paths.values()) + " (every run stored in this folder)")
     if not args.no_extensions:
-        _run_report_extensions(registry, results, results / STORE_NAME, runs, console,
-                               {"analyses": None, "factors": None, "reference": None, "metrics": metrics})
+        # the extensions' own defaults, then every option a plugin added to `arena run` (arena_addoption)
+        options = {"analyses": None, "factors": None, "reference": None, **_plugin_options(args), "metrics": metrics}
+        _run_report_extensions(registry, results, results / STORE_NAME, runs, console, options)
 
 
 def _now_iso() -> str:
