@@ -334,6 +334,21 @@ def _watch_parent(parent: int, token: Optional[str] = None,
                 os._exit(3)
 
 
+def _file_loader(path: str) -> str:
+    """The import path of the reader a dataset ``.npz`` names in its ``loader`` entry ("" when none).
+
+    Only the harness writes these files (the runner's dataset cache); the worker imports what
+    the runner's own task declares, or failing that what the file it was handed names.
+    """
+    import numpy as np
+
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return str(z["loader"]) if "loader" in z.files else ""
+    except (OSError, ValueError):
+        return ""  # the reader of last resort raises the real error
+
+
 class Worker:
     """State of one worker process: the loaded method and the memory cap."""
 
@@ -434,8 +449,10 @@ class Worker:
         self._set_rlimit()
         t0 = time.perf_counter()
         try:
-            # the cell's task names its dataset reader (a discovery Dataset unless it says otherwise)
-            dataset = resolve(req.get("loader") or "causalarena.data:Dataset.load")(req["dataset_path"])
+            # the cell's task names its dataset reader; a request without one reads the reader the file
+            # names (a task's dataset writes its own), else a discovery Dataset
+            loader = req.get("loader") or _file_loader(req["dataset_path"]) or "causalarena.data:Dataset.load"
+            dataset = resolve(loader)(req["dataset_path"])
             seed = req.get("seed")
             if seed is not None:
                 random.seed(seed)

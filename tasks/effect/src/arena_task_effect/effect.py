@@ -205,7 +205,7 @@ class EffectDataset:
         """Serialise losslessly to ``.npz`` bytes (options and metadata as JSON)."""
         assert self.unit_ids is not None  # set in __attrs_post_init__
         arrays: Dict[str, np.ndarray] = dict(
-            task=np.asarray("effect"), X=self.X, T=self.T, Y=self.Y, X_query=self.X_query,
+            task=np.asarray("effect"), loader=np.asarray("arena_task_effect.effect:EffectDataset.load"), X=self.X, T=self.T, Y=self.Y, X_query=self.X_query,
             query_ids=self.query_ids, unit_ids=self.unit_ids,
             options=np.asarray(json.dumps(dict(columns=self.columns, view=self.view, outcome=self.outcome,
                                                target=self.target, assumption=self.assumption, gamma=self.gamma),
