@@ -273,7 +273,8 @@ def _family_instances(registry, families: List[Any], options: Dict[str, Dict[str
     """``(family object, instance)`` for every selected instance, families in order.
 
     With ``scm_ids`` each family contributes what :meth:`Family.select
-    <causalarena.family.Family.select>` finds; with one family selected, an id
+    <causalarena.family.Family.select>` finds (an id ``FAMILY/ID``, as ``arena show`` prints it,
+    is asked of that family only); with one family selected, an id
     it does not have is asked of :meth:`~causalarena.family.Family.instance`
     so a malformed id fails with the family's own message.
 
@@ -283,19 +284,29 @@ def _family_instances(registry, families: List[Any], options: Dict[str, Dict[str
     """
     out: List[Tuple[Any, Any]] = []
     unmatched = set(scm_ids or ())
+    names = {info.name for info in families}
     for info in families:
         fam = _family_object(registry, info.name, options.get(info.name, {}))
+        # an id as `arena show` prints it ("synthetic/er-d10-000") selects in its own family only
+        wanted: Dict[str, str] = {}
+        for sid in scm_ids or ():
+            prefix, sep, rest = sid.partition("/")
+            if sep and prefix in names:
+                if prefix == info.name:
+                    wanted[rest] = sid
+            else:
+                wanted[sid] = sid
         try:
-            insts = fam.select(scm_ids) if scm_ids else fam.instances()
+            insts = (fam.select(list(wanted)) if wanted else []) if scm_ids else fam.instances()
             found = {i.scm_id for i in insts}
             if scm_ids and len(families) == 1:
-                for sid in scm_ids:
+                for sid in wanted:
                     if sid not in found:
                         try:
                             fam.instance(sid)  # a malformed id raises its real ValueError here
                         except KeyError:
                             pass  # not an id of this family: reported below
-            unmatched.difference_update(found)
+            unmatched.difference_update(wanted[sid] for sid in found if sid in wanted)
         except (ValueError, OSError) as exc:  # a bad user table, a missing file, a malformed id
             raise UsageError(f"family {info.name!r}: {exc}") from None
         out.extend((fam, inst) for inst in insts)
