@@ -322,6 +322,9 @@ def test_scm_selection_uses_select_and_keeps_the_real_error_of_a_malformed_id(re
                                                                              ("plain", "plain", "chain-w2")]
     with pytest.raises(UsageError, match=r"^unknown family\(ies\) \['nope'\]; installed: \["):
         pick("plain", "nope")
+    # a misspelled name gets the closest installed one
+    with pytest.raises(UsageError, match=r"^unknown family\(ies\) \['plian'\]; installed: \[.*\]; did you mean 'plain' for 'plian'\?$"):
+        pick("plian")
     # an id as `arena show` prints it (FAMILY/ID) selects in that family only
     pairs = family_instances(reg, pick("strictid", "plain"), {}, ["plain/chain-w2"])
     assert [(fam.name, inst.scm_id) for fam, inst in pairs] == [("plain", "chain-w2")]

@@ -186,3 +186,10 @@ def test_analyses_are_records_listed_with_their_distribution_and_duplicates_name
         get_registry(strict=True, extra_plugins=[one, two])
     with pytest.raises(ValueError, match="AnalysisInfo.name 'a b' must be a non-empty identifier"):
         AnalysisInfo(name="a b", factory="x:f")
+
+
+def test_a_command_lists_its_help_as_its_description():
+    rows = [r for r in get_registry(strict=False).as_rows() if r["kind"] == "command"]
+    run = next(r for r in rows if r["name"] == "run")
+    assert run["description"] == "run the grid (resumes), print and write the leaderboard"
+    assert all(r["description"] for r in rows if r["distribution"] == "causal-arena")

@@ -202,7 +202,7 @@ class Registry:
                 # a component's row names its kind ("noise"), so two of one name stay apart
                 rows.append({"kind": rec.kind.replace("_", " ") if kind == "components" else _singular(kind),
                              "name": rec.name, "distribution": rec.distribution,
-                             "version": rec.version, "description": rec.description})
+                             "version": rec.version, "description": rec.description or getattr(rec, "help", "")})
         for err in self.errors:
             rows.append({"kind": "error", "name": err.name, "distribution": err.distribution,
                          "version": err.version, "description": err.error})

@@ -254,9 +254,12 @@ def _select(table: Dict[str, Any], wanted: Optional[List[str]], what: str) -> Li
         return list(table.values())
     unknown = [w for w in wanted if w not in table]
     if unknown:
-        hint = ""
+        import difflib
+
+        close = {w: difflib.get_close_matches(w, list(table), n=1) for w in unknown}
+        hint = "".join(f"; did you mean {c[0]!r} for {w!r}?" for w, c in close.items() if c)
         if what.startswith("method"):
-            hint = ("; a method built only in a sandbox is listed while its environment exists "
+            hint += ("; a method built only in a sandbox is listed while its environment exists "
                     "(`arena sandbox list`; rebuild with `arena sandbox build PLUGIN`)")
         raise UsageError(f"unknown {what} {unknown}; installed: {sorted(table)}{hint}")
     return [table[w] for w in wanted]
