@@ -400,9 +400,9 @@ def _drop_taskless(registry: Registry, strict: bool) -> None:
                 msg = (f"{_singular(kind)} {name!r} serves the task {rec.task!r}, which no installed distribution "
                        f"registers (installed tasks: {', '.join(sorted(registry.tasks)) or 'none'}); install the "
                        "task's distribution")
-            elif kind == "methods" and rec.output_kind not in _output_kinds(registry, rec.task):
+            elif kind == "methods" and rec.output_kind not in (kinds := _output_kinds(registry, rec.task)):
                 msg = (f"method {name!r}: output_kind {rec.output_kind!r} is not one of the {rec.task} task's "
-                       f"{list(_output_kinds(registry, rec.task))}")
+                       f"{list(kinds)}")
             else:
                 continue
             if strict:

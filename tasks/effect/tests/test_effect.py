@@ -17,18 +17,18 @@ from arena_task_effect.effect import (
     centred_cate_error,
     check_effect_output,
     containment,
-    load_dataset,
     mean_effect_error,
     move_tracking_error,
     spehe2,
     stay_error,
 )
-from arena_task_effect.task import estimates_frame
+from arena_task_effect.task import EffectTask, estimates_frame
 from causalarena.hookspecs import hookimpl
 from causalarena.plugins import get_registry
-from causalarena.records import FamilyInfo, MethodInfo, Status
+from causalarena.records import FamilyInfo, MethodInfo, Status, resolve
 from causalarena.runner import make_cells, run_grid
 from causalarena.store import Store
+from causalarena.worker import _file_loader
 
 ENV = {"PYTHONPATH": TESTS_DIR}
 
@@ -207,7 +207,9 @@ def test_no_oracle_reaches_the_method_process(tmp_path, monkeypatch):
                 arr = z[key]
                 if arr.dtype.kind == "f" and arr.size >= tau.size:
                     assert not np.isin(np.round(tau, 12), np.round(arr.ravel(), 12)).any(), key
-        assert isinstance(load_dataset(path), EffectDataset)
+        # the file names the reader the effect task declares, the one the worker calls
+        assert _file_loader(path) == EffectTask.loader
+        assert isinstance(resolve(EffectTask.loader)(path), EffectDataset)
     received = log.read_text().split()
     assert len(received) == 3 and not any("tau" in line or "oracle" in line for line in received)
 

@@ -411,6 +411,7 @@ def _run_grids(args: argparse.Namespace, registry: Any, console: Any, sel: _Sele
     """
     from types import MappingProxyType
 
+    from ..progress import _now  # the runner's own UTC ISO timestamp (the runs' started_at)
     from ..runner import RunConfig, grid_keys, run_grid
     from ..store import Store
 
@@ -421,7 +422,7 @@ def _run_grids(args: argparse.Namespace, registry: Any, console: Any, sel: _Sele
     run_info = MappingProxyType({"results": str(results), "store": str(results / STORE_NAME),
                                  "methods": tuple(m.name for m in sel.methods),
                                  "families": tuple(f.name for f in sel.families),
-                                 "cells": len(sel.cells) * len(sel.grids), "started_at": _now_iso(),
+                                 "cells": len(sel.cells) * len(sel.grids), "started_at": _now(),
                                  "options": MappingProxyType(_plugin_options(args))})
 
     def stored(row: Any) -> None:  # the life-cycle hook, with a read-only copy of the stored row
@@ -473,12 +474,6 @@ def _report(args: argparse.Namespace, registry: Any, console: Any, results: Any,
         # the extensions' own defaults, then every option a plugin added to `arena run` (arena_addoption)
         options = {"analyses": None, "factors": None, "reference": None, **_plugin_options(args), "metrics": metrics}
         _run_report_extensions(registry, results, results / STORE_NAME, runs, console, options)
-
-
-def _now_iso() -> str:
-    from datetime import datetime, timezone
-
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 

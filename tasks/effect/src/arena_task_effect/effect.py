@@ -41,6 +41,8 @@ EFFECT_ROLES = ("confounder", "mediator", "instrument", "treatment_proxy", "outc
 EFFECT_TARGETS = ("cate", "bounds")
 #: outcome types
 OUTCOME_TYPES = ("continuous", "binary")
+#: the reader of a saved :class:`EffectDataset` (written into the file; the effect task's ``loader``)
+LOADER = "arena_task_effect.effect:EffectDataset.load"
 #: maintained assumptions of a ``bounds`` target (App. B.5): worst-case (Manski), monotone IV, marginal sensitivity
 BOUND_ASSUMPTIONS = ("manski", "iv", "msm")
 
@@ -205,7 +207,7 @@ class EffectDataset:
         """Serialise losslessly to ``.npz`` bytes (options and metadata as JSON)."""
         assert self.unit_ids is not None  # set in __attrs_post_init__
         arrays: Dict[str, np.ndarray] = dict(
-            task=np.asarray("effect"), loader=np.asarray("arena_task_effect.effect:EffectDataset.load"), X=self.X, T=self.T, Y=self.Y, X_query=self.X_query,
+            task=np.asarray("effect"), loader=np.asarray(LOADER), X=self.X, T=self.T, Y=self.Y, X_query=self.X_query,
             query_ids=self.query_ids, unit_ids=self.unit_ids,
             options=np.asarray(json.dumps(dict(columns=self.columns, view=self.view, outcome=self.outcome,
                                                target=self.target, assumption=self.assumption, gamma=self.gamma),
@@ -250,17 +252,6 @@ def _json_default(obj: Any) -> Any:
         return obj.tolist()
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
 
-
-def load_dataset(path: str) -> Any:
-    """The dataset in a worker's ``.npz``: an :class:`EffectDataset` when it says so, else a
-    discovery :class:`causalarena.data.Dataset`."""
-    with np.load(path, allow_pickle=False) as z:
-        effect = "task" in z.files and str(z["task"]) == "effect"
-    if effect:
-        return EffectDataset.load(path)
-    from causalarena.data import Dataset
-
-    return Dataset.load(path)
 
 
 @attrs.define(eq=False)

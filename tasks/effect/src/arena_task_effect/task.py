@@ -19,6 +19,8 @@ from causalarena.records import Status
 from causalarena.store import KEY_COLUMNS, KeptRow, pack_array
 from causalarena.tasks import Task
 
+from .effect import LOADER
+
 #: the store table of kept estimates, and its array columns (``.npy`` blobs, :func:`causalarena.store.pack_array`)
 ESTIMATES_TABLE = "estimates"
 ESTIMATE_ARRAYS = ("query_ids", "cate", "lower", "upper", "tau", "tau_lower", "tau_upper")
@@ -49,7 +51,7 @@ class EffectTask(Task):
 
     name = "effect"
     output_kinds = ("effect",)
-    loader = "arena_task_effect.effect:EffectDataset.load"
+    loader = LOADER
     dataset_type = "arena_task_effect.effect:EffectDataset"
     default_metrics = ("spehe2",)
     splits_are_views = True
