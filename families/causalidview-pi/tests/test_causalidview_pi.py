@@ -227,7 +227,7 @@ def test_no_oracle_in_the_workers_npz():
     for v in ("pi_manski", "pi_iv", "pi_msm_2"):
         o = w.oracle(v, 0)
         with np.load(io.BytesIO(w.dataset(v, 0).to_npz_bytes()), allow_pickle=False) as z:
-            allowed = {"task", "X", "T", "Y", "X_query", "query_ids", "unit_ids", "options", "metadata"}
+            allowed = {"task", "X", "T", "Y", "X_query", "query_ids", "unit_ids", "options", "metadata", "loader"}
             allowed |= {"aux__instrument", "auxq__instrument"} if v == "pi_iv" else set()
             assert set(z.files) == allowed
             for key in z.files:

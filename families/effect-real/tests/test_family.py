@@ -156,7 +156,7 @@ def test_no_oracle_in_the_worker_npz(fam):
         ds = i.dataset(view, 0)
         blob = ds.to_npz_bytes()
         with np.load(io.BytesIO(blob), allow_pickle=False) as z:
-            assert set(z.files) == {"task", "X", "T", "Y", "X_query", "query_ids", "unit_ids", "options", "metadata"}
+            assert set(z.files) == {"task", "X", "T", "Y", "X_query", "query_ids", "unit_ids", "options", "metadata", "loader"}
             text = (str(z["options"]) + str(z["metadata"])).lower()
             numeric = [z[k] for k in ("X", "Y", "X_query")]
         for word in ORACLE_WORDS:
