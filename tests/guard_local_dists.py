@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
 PREFIXES = ("causal-arena", "arena-method-", "arena-family-", "arena-sandbox", "arena-contrib-", "arena-cards", "arena-diagnosis",
-            "arena-dask", "arena-task-", "arena-effect-", "arena-export")
+            "arena-dask", "arena-task-", "arena-effect-", "arena-export", "arena-testkit")
 
 
 def main() -> int:

@@ -24,7 +24,7 @@ writer, so another pyarrow changes the bytes but not the data — and the data
 is the recorded content). A content hash of every column's name, dtype and
 raw values plus the schema metadata. And a sketch that any machine can
 compare: the schema metadata and the non-float columns hashed exactly, the
-float columns as :func:`causalarena.testing.array_sketch` (sums that agree to
+float columns as :func:`arena_testkit.array_sketch` (sums that agree to
 1e-9). The float bytes depend on the CPU class (OpenBLAS chooses its kernels
 by CPU: on one AMD EPYC the default kernels give other last bits than
 ``OPENBLAS_CORETYPE=SkylakeX``, which reproduces the recorded content hash of
@@ -75,12 +75,12 @@ def table_fingerprints(path: Path) -> tuple:
 
     ``content``: SHA-256 of the schema metadata and every column's name, dtype and raw values.
     ``sketch``: the metadata and non-float columns hashed exactly (``exact``), the float columns as
-    :func:`causalarena.testing.array_sketch` (``float``).
+    :func:`arena_testkit.array_sketch` (``float``).
     """
     import numpy as np
     import pyarrow.parquet as pq
 
-    from causalarena.testing import array_sketch
+    from arena_testkit import array_sketch
 
     table = pq.read_table(path)
     content, exact = hashlib.sha256(), hashlib.sha256()
@@ -116,7 +116,7 @@ def fingerprints(out: Path) -> dict:
 def test_export_tables_identical_to_before_refactor(tmp_path):
     import pyarrow
 
-    from causalarena.testing import assert_sketch_close
+    from arena_testkit import assert_sketch_close
 
     expected = json.loads(FIXTURE.read_text())
     export_all(tmp_path)

@@ -18,8 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from causalarena.records import MethodInfo
-from causalarena.testing import (
+from arena_testkit import (
     ConformanceError,
     check_descriptor_cheap,
     check_deterministic,
@@ -31,6 +30,7 @@ from causalarena.testing import (
     make_linear_dataset,
     method_checks,
 )
+from causalarena.records import MethodInfo
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "contrib" / "method-template"
@@ -251,7 +251,7 @@ def test_kit_rejects_nondeterminism(broken):
 
 
 def test_kit_rejects_state_kept_between_fits(broken):
-    from causalarena.testing import check_refit_independent
+    from arena_testkit import check_refit_independent
 
     with pytest.raises(ConformanceError, match="depends on an earlier fit"):
         check_refit_independent(broken("Stateful"), {})

@@ -30,8 +30,8 @@ def _lint_imports(pythonpath: str) -> subprocess.CompletedProcess:
 
 
 def _src_path() -> str:
-    dirs = [str(p) for p in sorted(ROOT.glob("*/*/src")) + [ROOT / "sandbox" / "src", ROOT / "diagnosis" / "src",
-                                                             ROOT / "export" / "src", ROOT / "core" / "src"]]
+    # every distribution: top-level ones (core, testkit, sandbox, diagnosis, export) and grouped ones
+    dirs = [str(p) for p in sorted(ROOT.glob("*/*/src")) + sorted(ROOT.glob("*/src"))]
     return os.pathsep.join(dirs)
 
 

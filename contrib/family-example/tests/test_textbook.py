@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from causalarena.testing import parametrize_family_checks
+from arena_testkit import parametrize_family_checks
 
 
 @parametrize_family_checks("textbook")

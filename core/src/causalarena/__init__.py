@@ -4,7 +4,7 @@ The top-level package imports nothing heavy so that the worker
 (``python -m causalarena.worker``) starts fast.
 """
 
-__version__ = "0.8.0"  # the single source: core/pyproject.toml reads it (setuptools dynamic attr)
+__version__ = "0.9.0"  # the single source: core/pyproject.toml reads it (setuptools dynamic attr)
 
 
 def __getattr__(name: str):

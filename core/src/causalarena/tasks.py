@@ -65,7 +65,7 @@ class Task:
     def method_checks(self) -> Mapping[str, Any]:
         """The method conformance kit's checks this task replaces, by check id (None: not its rule).
 
-        :mod:`causalarena.testing` runs the same check ids for every method; a task whose methods
+        :mod:`arena_testkit` runs the same check ids for every method; a task whose methods
         answer differently (an estimate, not a graph) gives its own rule for each id here.
         """
         return {}

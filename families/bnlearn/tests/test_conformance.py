@@ -1,6 +1,6 @@
-"""The family conformance kit (causalarena.testing) over every default instance of the family."""
+"""The family conformance kit (arena_testkit) over every default instance of the family."""
 
-from causalarena.testing import parametrize_family_checks
+from arena_testkit import parametrize_family_checks
 
 
 @parametrize_family_checks("bnlearn")

@@ -16,7 +16,7 @@ import numpy as np
 from arena_cards import compile as compile_module
 from arena_cards import compile_card, load_card, validate_card
 from arena_cards.compile import CARD_COMPILER, COLUMN_ORDER_SEED, column_order
-from causalarena.testing import forward_path_share
+from arena_testkit import forward_path_share
 
 EXAMPLE = Path(__import__("arena_cards").__file__).with_name("example-clinic-reminders.yaml")
 AUTHORED = ["booked_appointments", "reminder_sent", "mean_travel_km", "no_shows", "patients_seen", "backlog_days",

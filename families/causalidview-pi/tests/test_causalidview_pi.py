@@ -19,7 +19,7 @@ from arena_family_causalidview_pi.family import (
     manski_set,
     msm_set,
 )
-from causalarena.testing import family_checks
+from arena_testkit import family_checks
 
 FAM = CausalIDViewPI()
 WORLDS = FAM.instances()

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from arena_family_real.family import RealFamily, RealTable, sachs_instance
+from arena_testkit import family_checks, parametrize_family_checks
 from causalarena.protocol import r2_sortability, raw_sortabilities, varsortability
-from causalarena.testing import family_checks, parametrize_family_checks
 
 
 def _table(tmp_path, name, X, edges, cols="abcd"):

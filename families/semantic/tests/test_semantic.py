@@ -147,7 +147,7 @@ def test_unknown_ids_and_bad_flags_are_errors():
 def test_columns_are_not_in_causal_order():
     """The family kit's column_order check (issue 12 item 10): the mean share of directed paths from an
     earlier to a later column is at most 0.9 (1.00 when the columns kept the cards' causes-first order)."""
-    from causalarena.testing import COLUMN_ORDER_MAX_FORWARD, family_checks, forward_path_share
+    from arena_testkit import COLUMN_ORDER_MAX_FORWARD, family_checks, forward_path_share
 
     dict(family_checks("semantic"))["column_order"]()
     shares = [forward_path_share(i.true_adjacency())[0] for i in SemanticFamily().instances()]

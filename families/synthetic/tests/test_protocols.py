@@ -245,7 +245,7 @@ def test_make_dataset_runs_every_protocol():
 #: ``rff`` node is now evaluated in float32 row blocks; the protocols' code is unchanged), kept in
 #: ``fixtures/protocol_tables.json``. ``npz_sha256``: the bytes of ``to_npz_bytes()`` as written then (on
 #: an AVX-512 machine); ``exact``: SHA-256 of the mask, regimes, columns, true adjacency and metadata;
-#: ``X``: :func:`causalarena.testing.array_sketch` of the values. The float32 rff products go through
+#: ``X``: :func:`arena_testkit.array_sketch` of the values. The float32 rff products go through
 #: OpenBLAS, whose kernels are chosen by CPU, so another CPU class gives other last bits (an AVX2 machine
 #: did, code unchanged): the bytes are compared where they are the recorded ones, the sketch (sums to
 #: 1e-9) everywhere. The sketches were taken where the bytes matched, so they describe the recorded tables.
@@ -268,7 +268,7 @@ def test_moved_protocols_give_the_tables_of_the_core_versions(name):
     import hashlib
 
     from arena_family_synthetic.family import SyntheticFamily
-    from causalarena.testing import array_sketch, assert_sketch_close
+    from arena_testkit import array_sketch, assert_sketch_close
 
     want = KNOWN_TABLES[name]
     inst = SyntheticFamily().select(["er-d10-000"])[0]

@@ -12,8 +12,8 @@ import pytest
 from arena_method_amortized import features as F
 from arena_method_amortized.method import DEFAULT_CHECKPOINT, AmortizedMethod, load_model
 from arena_method_amortized.model import AmortizedModel, acyclic_decision, load_checkpoint, sha256_file
+from arena_testkit import make_chain_dataset, parametrize_method_checks
 from causalarena.data import Dataset
-from causalarena.testing import make_chain_dataset, parametrize_method_checks
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PRIOR_FILE = os.path.join(os.path.dirname(DEFAULT_CHECKPOINT), "..", "priors", "er_sf_d10_20.yaml")

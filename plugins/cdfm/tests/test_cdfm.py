@@ -10,9 +10,9 @@ import attrs
 import numpy as np
 import pytest
 
+from arena_testkit import make_chain_dataset, parametrize_method_checks
 from causalarena.data import Dataset
 from causalarena.family import Instance
-from causalarena.testing import make_chain_dataset, parametrize_method_checks
 
 torch = pytest.importorskip("torch")
 cdfm = pytest.importorskip("cdfm")

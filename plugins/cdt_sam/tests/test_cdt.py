@@ -11,9 +11,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from arena_testkit import make_chain_dataset, parametrize_method_checks
 from causalarena.data import Dataset
 from causalarena.method import MethodEnvironmentError
-from causalarena.testing import make_chain_dataset, parametrize_method_checks
 
 #: SAM training sizes for the conformance kit (10 fits on 4 variables × 500 rows).
 TINY = dict(train_epochs=6, test_epochs=2, nruns=1, nh=8, dnh=16)
@@ -208,7 +208,7 @@ def test_cdt_ges_env_error_on_this_machine():
 def test_cdt_ges_runs_with_r():
     # Where R + pcalg exist: the observational v-structure 0 -> 2 <- 1 is compelled in the CPDAG.
     from arena_method_cdt.r_methods import CdtGES
-    from causalarena.testing import make_linear_dataset
+    from arena_testkit import make_linear_dataset
 
     A = np.zeros((3, 3), dtype=int)
     A[0, 2] = A[1, 2] = 1

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from causalarena.testing import make_chain_dataset, parametrize_method_checks
+from arena_testkit import make_chain_dataset, parametrize_method_checks
 
 
 @parametrize_method_checks("dagma")

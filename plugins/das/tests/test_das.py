@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from scm_cases import arena_polynomial_case, gp_additive_case  # tests/ is on sys.path (rootdir-less import)
 
+from arena_testkit import parametrize_method_checks
 from causalarena.data import Dataset
 from causalarena.metrics import f1, shd
-from causalarena.testing import parametrize_method_checks
 
 
 @parametrize_method_checks("das")

@@ -10,7 +10,7 @@ from arena_method_bounds.identified_sets import _design, iv_bounds, iv_violation
 from arena_method_bounds.method import PlugInBounds
 from arena_method_bounds.plugin import VIEWS as METHOD_VIEWS
 from arena_task_effect.effect import EffectDataset, bound_rmse
-from causalarena.testing import parametrize_method_checks
+from arena_testkit import parametrize_method_checks
 
 HAND = np.array([[0.2, 0.3, 0.1, 0.4]])  # P(T,Y|x) at (t,y) = (0,0), (0,1), (1,0), (1,1)
 

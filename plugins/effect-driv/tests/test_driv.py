@@ -94,8 +94,8 @@ def test_bad_input_names_the_field():
 
 
 def test_descriptor_and_entry_point():
+    from arena_testkit import check_descriptor_cheap
     from causalarena.plugins import get_registry
-    from causalarena.testing import check_descriptor_cheap
 
     rec = get_registry(strict=True).methods["forest_driv"]
     assert (rec.distribution, rec.version) == ("arena-method-driv", __version__)

@@ -1,6 +1,6 @@
 """The core's conformance kit (effect rules) on the front-door plug-in."""
 
-from causalarena.testing import parametrize_method_checks
+from arena_testkit import parametrize_method_checks
 
 
 @parametrize_method_checks("frontdoor_xgboost")

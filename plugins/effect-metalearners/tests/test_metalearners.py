@@ -135,8 +135,8 @@ def test_descriptors_declare_back_door_views():
 
 
 def test_entry_point_lists_the_methods():
+    from arena_testkit import check_descriptor_cheap
     from causalarena.plugins import get_registry
-    from causalarena.testing import check_descriptor_cheap
 
     reg = get_registry(strict=True)
     for info in method_infos():

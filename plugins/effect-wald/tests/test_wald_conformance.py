@@ -1,6 +1,6 @@
 """The core's conformance kit (effect rules) on the conditional Wald estimator."""
 
-from causalarena.testing import parametrize_method_checks
+from arena_testkit import parametrize_method_checks
 
 
 @parametrize_method_checks("wald_xgboost", "wald_extratrees")

@@ -5,8 +5,8 @@ import random
 import numpy as np
 import pytest
 
+from arena_testkit import make_chain_dataset, parametrize_method_checks
 from causalarena.data import OBSERVATIONAL, Dataset
-from causalarena.testing import make_chain_dataset, parametrize_method_checks
 
 
 @parametrize_method_checks("igsp")

@@ -5,8 +5,8 @@ import os
 
 import numpy as np
 
+from arena_testkit import parametrize_method_checks
 from causalarena.data import Dataset
-from causalarena.testing import parametrize_method_checks
 
 
 @parametrize_method_checks("notears")

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
+from arena_testkit import make_chain_dataset, make_linear_dataset, parametrize_method_checks
 from causalarena.data import Dataset
-from causalarena.testing import make_chain_dataset, make_linear_dataset, parametrize_method_checks
 
 
 @parametrize_method_checks("pc")

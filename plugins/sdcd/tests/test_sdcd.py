@@ -5,8 +5,8 @@ import random
 import numpy as np
 import pytest
 
+from arena_testkit import make_chain_dataset, parametrize_method_checks
 from causalarena.data import Dataset
-from causalarena.testing import make_chain_dataset, parametrize_method_checks
 
 # Short training keeps the conformance kit (about ten fits) fast; the defaults
 # (2000 + 2000 epochs, App. B.4) are what the arena runs.

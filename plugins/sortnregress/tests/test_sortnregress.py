@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from causalarena.testing import make_chain_dataset, make_linear_dataset, parametrize_method_checks
+from arena_testkit import make_chain_dataset, make_linear_dataset, parametrize_method_checks
 
 
 @parametrize_method_checks("sortnregress")

@@ -239,7 +239,7 @@ def test_records_of_an_uninstalled_task_or_a_wrong_output_kind_are_reported_not_
 
 def test_the_conformance_kit_runs_effect_rules_for_an_effect_method():
     from arena_task_effect.testing import make_effect_dataset
-    from causalarena.testing import ConformanceError, method_checks
+    from arena_testkit import ConformanceError, method_checks
 
     good = effect_info("ols", "LinearSLearner", views=("bd", "hc"))
     import sys
@@ -274,8 +274,8 @@ def test_rescore_recomputes_effect_metrics_from_the_stored_estimates(tmp_path):
 def test_the_family_kit_runs_effect_rules_and_catches_an_oracle_leak():
     import sys
 
+    from arena_testkit import ConformanceError, family_checks
     from causalarena.records import FamilyInfo
-    from causalarena.testing import ConformanceError, family_checks
 
     sys.path.insert(0, TESTS_DIR)
     info = FamilyInfo(name="toy_effect", factory="effect_toys:ToyEffectFamily", task="effect")

@@ -1,6 +1,6 @@
 """The effect task's conformance rules: the kits' check ids, answered for effect methods and families.
 
-:mod:`causalarena.testing` runs the same check ids for every plugin; for one whose descriptor says
+:mod:`arena_testkit` runs the same check ids for every plugin; for one whose descriptor says
 ``task="effect"`` it asks :meth:`arena_task_effect.task.EffectTask.method_checks` /
 ``family_checks`` for the rule of each id (:data:`METHOD_CHECKS`, :data:`FAMILY_CHECKS`): an
 :class:`~arena_task_effect.effect.EffectMethod` factory, a valid estimate on every declared view of
@@ -16,10 +16,10 @@ from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
+from arena_testkit._kit import ConformanceError, _fail, _skip, _strict_registry, _who
+from arena_testkit.families import _cells, _dataset, _instances
+from arena_testkit.methods import _build, _check_params_roundtrip
 from causalarena.records import MethodInfo
-from causalarena.testing._kit import ConformanceError, _fail, _skip, _strict_registry, _who
-from causalarena.testing.families import _cells, _dataset, _instances
-from causalarena.testing.methods import _build, _check_params_roundtrip
 
 __all__ = [
     "EFFECT_REFERENCE_VIEWS", "FAMILY_CHECKS", "METHOD_CHECKS", "ORACLE_KEYS", "make_effect_dataset",

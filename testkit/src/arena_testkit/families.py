@@ -2,7 +2,7 @@
 
 A family plugin's conformance test is as short as a method's::
 
-    from causalarena.testing import parametrize_family_checks
+    from arena_testkit import parametrize_family_checks
 
     @parametrize_family_checks("my_family")
     def test_conformance(check):
@@ -25,8 +25,9 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
-from ..data import OBSERVATIONAL, Dataset
-from ..records import FamilyInfo
+from causalarena.data import OBSERVATIONAL, Dataset
+from causalarena.records import FamilyInfo
+
 from ._kit import (
     ConformanceError,
     Subject,
@@ -61,7 +62,7 @@ _SCALAR_TYPES = (str, bool, int, float)
 
 
 def _build_family(info: Any, options: Dict[str, Any]) -> Any:
-    from ..family import Family
+    from causalarena.family import Family
 
     try:
         cls = info.load()
@@ -99,7 +100,7 @@ def _dataset(info: Any, inst: Any, split: str, replicate: int = 0, **kw: Any) ->
             f"{_who(info, inst, split)}: dataset(split={split!r}, replicate={replicate}"
             f"{''.join(f', {k}={v!r}' for k, v in kw.items())}) raised {type(exc).__name__}: {exc}"
         ) from exc
-    from ..records import resolve
+    from causalarena.records import resolve
 
     task = getattr(inst, "task", "discovery")
     want = Dataset if task == "discovery" else resolve(_strict_registry().task(task).dataset_type)
@@ -123,7 +124,7 @@ def _is_dag(A: np.ndarray) -> bool:
 def check_family_registered(info: Any, options: Dict[str, Any], settings: Dict[str, Any]) -> None:
     """Registered through an entry point, with distribution and version; the factory is a Family
     subclass whose ``name`` (when set) is the registered name."""
-    from ..family import Family
+    from causalarena.family import Family
 
     rec, cls = _registered(info, "families", Family)
     if cls.name and cls.name != rec.name:
@@ -145,7 +146,7 @@ def check_family_instances(info: Any, options: Dict[str, Any], settings: Dict[st
     """instances() lists Instance objects with unique non-empty string ids, this family's name, splits
     among ("obs", "obs_int") and a positive replicate count; the listing is stable (same ids in the
     same order from a fresh family object) and instance(id) finds each one."""
-    from ..family import SPLITS, Instance
+    from causalarena.family import SPLITS, Instance
 
     insts = _instances(info, dict(options), {})
     seen: Dict[str, int] = {}
@@ -248,8 +249,8 @@ def check_family_datasets(info: Any, options: Dict[str, Any], settings: Dict[str
     rows, a row's regime is −1 iff its mask row is empty, else it is an intervened column; metadata
     names family, scm_id, split, replicate, seed and standardised; ``n=200`` gives 200 rows.
     """
-    from ..family import SCMInstance
-    from ..protocol import split_sizes
+    from causalarena.family import SCMInstance
+    from causalarena.protocol import split_sizes
 
     scm_ids: Dict[str, str] = {}
     for inst, split in _cells(info, options, settings):
@@ -363,7 +364,7 @@ def check_family_standardise(info: Any, options: Dict[str, Any], settings: Dict[
     """standardise=True (the default) gives z-scored columns (mean 0, sd 1 for non-constant ones) and
     metadata standardised=True; standardise=False gives the raw table (standardised=False) with the
     same shape and masks, whose z-scores are the standardised table."""
-    from ..protocol import standardise as zscore
+    from causalarena.protocol import standardise as zscore
 
     for inst, split in _cells(info, options, settings):
         std = _dataset(info, inst, split)
@@ -542,7 +543,7 @@ def check_family_sortability(info: Any, options: Dict[str, Any], settings: Dict[
     with every run (Reisach et al. 2021 / 2023); a missing value shows as "–" in the report."""
     import math
 
-    from ..protocol import SORTABILITY_KEYS, raw_sortabilities
+    from causalarena.protocol import SORTABILITY_KEYS, raw_sortabilities
 
     for inst, split in _cells(info, options, settings):
         ds = _dataset(info, inst, split)
@@ -657,7 +658,7 @@ FAMILY_CHECKS: Tuple[Tuple[str, Callable[[Any, Dict[str, Any], Dict[str, Any]], 
     ("fingerprint", check_family_fingerprint),
 )
 
-#: the family kit (:mod:`causalarena.testing._kit`); a task's kit adds its runner to ``FAMILIES.tasks``
+#: the family kit (:mod:`arena_testkit._kit`); a task's kit adds its runner to ``FAMILIES.tasks``
 FAMILIES = Subject(what="family", record=FamilyInfo, checks=FAMILY_CHECKS)
 
 

@@ -2,7 +2,7 @@
 
 A kit is a :class:`Subject` (what is checked: its word, its descriptor type,
 its ``(check_id, check)`` list) plus its check functions
-(:mod:`causalarena.testing.methods`, :mod:`causalarena.testing.families`).
+(:mod:`arena_testkit.methods`, :mod:`arena_testkit.families`).
 Everything else is here: the lazy resolver (:meth:`Subject.resolve`), the
 bound check record (:class:`_Check`, a pytest parameter), the checks-list
 builder (:func:`subject_checks`), the pytest decorator (:func:`parametrize`),
@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, Iterator, List, NoReturn, Optional, Tupl
 
 import attrs
 
-from ..records import DISCOVERY, FamilyInfo, MethodInfo
+from causalarena.records import DISCOVERY, FamilyInfo, MethodInfo
 
 __all__ = [
     "ConformanceError", "HEAVY_MODULES",
@@ -47,7 +47,7 @@ class ConformanceError(AssertionError):
 @functools.lru_cache(maxsize=None)
 def _strict_registry() -> Any:
     """The strict plugin registry, built once per process (a broken entry point raises)."""
-    from ..plugins import get_registry
+    from causalarena.plugins import get_registry
 
     return get_registry(strict=True)
 
@@ -195,7 +195,7 @@ def _registered(info: Any, table: str, base: Type[_T]) -> Tuple[Any, Type[_T]]:
     Raises:
         ConformanceError: naming the rule broken.
     """
-    from ..plugins import CORE_DISTRIBUTION
+    from causalarena.plugins import CORE_DISTRIBUTION
 
     records = getattr(_strict_registry(), table)
     if info.name not in records:
@@ -282,7 +282,7 @@ def _descriptor_cheap(info: Any, hook: str, api: str, advice: str) -> None:
         ConformanceError: no entry point, an import failure, the name not
             listed, or the heavy modules imported.
     """
-    from ..plugins import ENTRY_POINT_GROUP, entry_points
+    from causalarena.plugins import ENTRY_POINT_GROUP, entry_points
 
     modules = []
     for ep in entry_points(group=ENTRY_POINT_GROUP):

@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Tuple, Union
 
 import numpy as np
 
-from ..data import OBSERVATIONAL, Dataset
+from causalarena.data import OBSERVATIONAL, Dataset
 
 __all__ = [
     "array_sketch", "assert_sketch_close", "make_chain_dataset", "make_linear_dataset",

@@ -3,7 +3,7 @@
 In the manner of scikit-learn's ``parametrize_with_checks``: a plugin's
 conformance test is three lines::
 
-    from causalarena.testing import parametrize_method_checks
+    from arena_testkit import parametrize_method_checks
 
     @parametrize_method_checks("pc")
     def test_conformance(check):
@@ -39,19 +39,26 @@ The modules: :mod:`._kit` (the machinery both kits share: check record,
 resolver, failure message, checks list, pytest decorator, the rules every
 plugin obeys), :mod:`.methods` and :mod:`.families` (each kit's rules),
 :mod:`.data`
-(known-answer tables and sketches). Import from ``causalarena.testing``.
+(known-answer tables and sketches). Import from ``arena_testkit``.
 
-As a pytest plugin (entry point ``pytest11: causalarena``) this package adds
+As a pytest plugin (entry point ``pytest11: arena_testkit``) this package adds
 the ``arena_registry`` and ``chain_dataset`` fixtures. Importing it is cheap
 (numpy and attrs only): pytest loads it in every session of an environment
-where the core is installed.
+where the kit is installed.
+
+Its own distribution (``arena-testkit``, issue 22) rather than a module of the
+core: a plugin needs it only to test itself, and the core's runtime install
+stays the size of what an arena run uses.
 """
 
 from __future__ import annotations
 
+__version__ = "0.1.0"  # the single source: testkit/pyproject.toml reads it
+
 from typing import Any, Callable
 
-from ..data import Dataset
+from causalarena.data import Dataset
+
 from . import _kit, data, families, methods
 from ._kit import *  # noqa: F403 - each module's __all__ is the public API
 from .data import *  # noqa: F403
@@ -78,7 +85,7 @@ def _fixture(fn: Callable) -> Callable:
 @_fixture
 def arena_registry() -> Any:
     """The strict plugin registry (a broken entry point fails the test)."""
-    from ..plugins import get_registry
+    from causalarena.plugins import get_registry
 
     return get_registry(strict=True)
 

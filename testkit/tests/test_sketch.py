@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from causalarena.testing import array_sketch, assert_sketch_close
+from arena_testkit import array_sketch, assert_sketch_close
 
 
 def test_sketch_known_answer():

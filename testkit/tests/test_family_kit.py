@@ -1,4 +1,4 @@
-"""The family conformance kit (``causalarena.testing.family_checks``).
+"""The family conformance kit (``arena_testkit.family_checks``).
 
 Known answers: a good toy family passes every check (registered for real,
 through a ``*.dist-info`` entry point on ``sys.path``); each broken toy
@@ -12,9 +12,8 @@ import textwrap
 
 import pytest
 
-from causalarena import testing
-from causalarena.records import FamilyInfo
-from causalarena.testing import (
+import arena_testkit as testing
+from arena_testkit import (
     FAMILY_CHECKS,
     ConformanceError,
     _kit,
@@ -32,6 +31,7 @@ from causalarena.testing import (
     families,
     family_checks,
 )
+from causalarena.records import FamilyInfo
 
 
 def toy(cls: str) -> FamilyInfo:

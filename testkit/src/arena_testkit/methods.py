@@ -16,8 +16,9 @@ from typing import Any, Callable, Dict, Iterator, Tuple, Union
 
 import numpy as np
 
-from ..data import OBSERVATIONAL, Dataset
-from ..records import MethodInfo
+from causalarena.data import OBSERVATIONAL, Dataset
+from causalarena.records import MethodInfo
+
 from ._kit import (
     ConformanceError,
     Subject,
@@ -117,7 +118,7 @@ def _assert_acyclic(info: MethodInfo, A: np.ndarray, what: str) -> None:
 def check_registered(info: MethodInfo, params: Dict[str, Any]) -> None:
     """Registered through an entry point, with distribution and version; the factory is a Method
     subclass whose ``output_kind`` (when set) is the descriptor's."""
-    from ..method import Method
+    from causalarena.method import Method
 
     rec, cls = _registered(info, "methods", Method)
     if cls.output_kind is not None and cls.output_kind != rec.output_kind:
@@ -261,7 +262,7 @@ CHECKS: Tuple[Tuple[str, Callable[[MethodInfo, Dict[str, Any]], None]], ...] = (
     ("obs_table", check_obs_table),
 )
 
-#: the method kit (:mod:`causalarena.testing._kit`); a task's kit adds its runner to ``METHODS.tasks``
+#: the method kit (:mod:`arena_testkit._kit`); a task's kit adds its runner to ``METHODS.tasks``
 METHODS = Subject(what="method", record=MethodInfo, checks=CHECKS)
 
 
