@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from arena_family_chambers import package
 from arena_family_chambers.chambers import LT_LEFT_OUT, WT_LEFT_OUT, chamber_spec
 from arena_family_chambers.family import SIZES

@@ -10,10 +10,11 @@ import sys
 
 import numpy as np
 import pytest
+from scipy.stats import ks_2samp
+
 from arena_family_chambers.chambers import LT_TARGETS, WT_TARGETS, chamber_spec
 from arena_family_chambers.family import ChambersFamily
 from causalarena.family import SCMInstance
-from scipy.stats import ks_2samp
 
 
 def _digest(ds) -> str:

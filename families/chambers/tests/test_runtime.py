@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+
 from arena_family_chambers.family import ChambersFamily
 
 NO_NETWORK = r"""

@@ -12,8 +12,15 @@ from importlib import metadata
 
 import numpy as np
 import pytest
-from arena_family_chambers.chambers import (LT_REFERENCE, LT_SIMULATOR, WT_PRESSURE_AMBIENT, WT_SIMULATOR,
-                                            _simulator_reads, chamber_spec)
+
+from arena_family_chambers.chambers import (
+    LT_REFERENCE,
+    LT_SIMULATOR,
+    WT_PRESSURE_AMBIENT,
+    WT_SIMULATOR,
+    _simulator_reads,
+    chamber_spec,
+)
 from arena_family_chambers.components import LT_OUTPUTS, Levels, LightSensor, WindTunnel
 from causalarena.scm import SpecError
 

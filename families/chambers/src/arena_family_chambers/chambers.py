@@ -45,6 +45,7 @@ import hashlib
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
+
 from causalarena.scm import ComponentSpec, NodeSpec, SCMSpec
 
 from . import package

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Dict, List, Sequence
 
 import numpy as np
+
 from causalarena.scm import Mechanism, RootDistribution
 
 from . import package
