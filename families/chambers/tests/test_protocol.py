@@ -106,3 +106,16 @@ def test_a_do_leaves_every_non_descendants_marginal_unchanged_in_distribution(sc
     p = {name: ks_2samp(x0[:, k], x1[:, k]).pvalue for k, name in enumerate(spec.names) if name != target}
     assert min(v for name, v in p.items() if name not in desc) > 1e-3
     assert min(v for name, v in p.items() if name in desc) < 1e-6
+
+
+@pytest.mark.parametrize("scm_id", ["light-tunnel", "wind-tunnel"])
+def test_the_spec_is_plain_data_its_json_gives_the_same_table(scm_id):
+    from causalarena.protocol import make_dataset
+    from causalarena.scm import SCMSpec
+
+    spec = chamber_spec(scm_id)
+    again = SCMSpec.from_json(spec.to_json())
+    assert again.to_json() == spec.to_json()
+    a = make_dataset(spec, "chambers", "obs_int", 1, standardise=False)
+    b = make_dataset(again, "chambers", "obs_int", 1, standardise=False)
+    assert a.X.tobytes() == b.X.tobytes() and a.intervention_mask.tobytes() == b.intervention_mask.tobytes()
