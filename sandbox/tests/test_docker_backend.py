@@ -43,6 +43,17 @@ def test_dockerfile_installs_exactly_the_wheelhouse_offline_into_a_virtualenv_an
     assert final.index("USER 65534:65534") > final.index("COPY --from=install /opt/venv/arena-method-x "
                                                          "/opt/venv/arena-method-x")
     assert not any(line.startswith(("ENTRYPOINT", "CMD", "ADD http", "RUN curl", "RUN wget")) for line in lines)
+    assert not any("org.causalarena.build" in line for line in lines)
+
+
+def test_a_build_id_labels_the_install_stage_only():
+    # a build prunes the dangling install stage carrying its own id; two parallel builds (CI's sandbox and
+    # sandbox-oldstacks envs) pruned each other's stage by the shared stage label alone
+    lines = dockerfile("causalarena/python:3.11-bookworm", ["a-1-py3-none-any.whl"], {"plugin": "a"},
+                       build="0123abcd").splitlines()
+    second = lines.index("FROM causalarena/python:3.11-bookworm")
+    assert [i for i, line in enumerate(lines) if line == 'LABEL org.causalarena.build="0123abcd"'] == [3]
+    assert lines[1:3] == ["FROM causalarena/python:3.11-bookworm AS install", 'LABEL org.causalarena.stage="install"'] and second > 3
     with pytest.raises(ValueError, match="no wheels"):
         dockerfile("python:3.11-slim", [], {"plugin": "x"})
     with pytest.raises(ValueError, match="must name the plugin"):

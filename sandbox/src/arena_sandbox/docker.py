@@ -93,7 +93,7 @@ def venv_path(plugin: str) -> str:
     return f"{VENV_ROOT}/{normalise(plugin)}"
 
 
-def dockerfile(base_image: str, wheels: Sequence[str], labels: Mapping[str, str]) -> str:
+def dockerfile(base_image: str, wheels: Sequence[str], labels: Mapping[str, str], build: str = "") -> str:
     """The Dockerfile of a plugin image.
 
     Args:
@@ -102,6 +102,10 @@ def dockerfile(base_image: str, wheels: Sequence[str], labels: Mapping[str, str]
             resolved set; installed ``--no-index --no-deps`` (no network) into
             the virtualenv :func:`venv_path` of ``labels["plugin"]``.
         labels: image labels (plugin, version, key), prefixed ``org.causalarena.``.
+        build: an id of this build, a label of the install stage only, so that the
+            build prunes its own stage image and never another build's (two builds
+            in parallel, e.g. two test sessions, pruned each other's stage mid-build:
+            "invalid from flag value install: No such image").
 
     Returns:
         The Dockerfile text. The image has no entry point: the runner runs
@@ -122,6 +126,7 @@ def dockerfile(base_image: str, wheels: Sequence[str], labels: Mapping[str, str]
         # two stages: the wheelhouse stays in the first, so the image does not carry it in a COPY layer
         f"FROM {base_image} AS install",
         'LABEL org.causalarena.stage="install"',  # the stage image is pruned after the build
+        *([f'LABEL org.causalarena.build="{build}"'] if build else []),
         "ENV PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1",
         "COPY wheels/ /opt/arena-wheels/",
         # a virtualenv of the image's python3, not the system Python (PEP 668 "externally managed")
@@ -362,15 +367,17 @@ class DockerBackend:
                 raise IsolationError(str(exc)) from None
             names = sorted(p.name for p in wheels.iterdir() if p.suffix == ".whl")
             labels = {"plugin": res["plugin"], "version": res["version"], "key": res["key"]}
-            (Path(ctx) / "Dockerfile").write_text(dockerfile(self.base_image, names, labels))
+            build = uuid.uuid4().hex
+            (Path(ctx) / "Dockerfile").write_text(dockerfile(self.base_image, names, labels, build=build))
             log(f"building {tag} from {self.base_image}")
             try:
                 client.images.build(path=ctx, tag=tag, pull=False, rm=True, forcerm=True, network_mode="none")
             except Exception as exc:  # noqa: BLE001 - docker.errors.BuildError / APIError
                 raise IsolationError(f"building image {tag} failed: {_build_log_tail(exc)}") from None
             finally:
-                try:  # the install stage (wheelhouse + venv) is left dangling by the classic builder
-                    client.images.prune(filters={"dangling": True, "label": "org.causalarena.stage=install"})
+                try:  # this build's install stage (wheelhouse + venv) is left dangling by the classic builder
+                    client.images.prune(filters={"dangling": True, "label": ["org.causalarena.stage=install",
+                                                                           f"org.causalarena.build={build}"]})
                 except Exception:  # noqa: BLE001 - pruning is housekeeping
                     pass
         probe = self._probe(tag, res["plugin"])
