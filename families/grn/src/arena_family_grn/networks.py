@@ -107,46 +107,61 @@ class SourceNetwork:
         return int((self.adjacency.sum(axis=1) > 0).sum())
 
 
+def parse_tsv(text: str, src: Source, file: str = "") -> Tuple[Tuple[str, ...], np.ndarray, Dict[Tuple[str, str], str]]:
+    """Parse a source network's TSV text (the format of :data:`SOURCES`' files).
+
+    Returns:
+        ``(genes sorted, (D × D) int32 adjacency with row = regulator, {(regulator, target): sign})``
+        (signs empty for an unsigned source).
+
+    Raises:
+        NetworkFormatError: a line without 2 (unsigned) / 3 (signed) tab-separated fields, an empty
+            gene name, an unknown sign, an interaction listed twice (names the file and line).
+    """
+    file = file or src.file
+    want = 3 if src.signed else 2
+    pairs = []
+    seen = set()
+    signs: Dict[Tuple[str, str], str] = {}
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if len(fields) != want:
+            raise NetworkFormatError(f"{file} line {lineno}: {len(fields)} tab-separated fields, expected "
+                                     f"{want}: {line[:80]!r}")
+        reg, tar = fields[0].strip(), fields[1].strip()
+        if not reg or not tar:
+            raise NetworkFormatError(f"{file} line {lineno}: empty gene name")
+        if (reg, tar) in seen:
+            raise NetworkFormatError(f"{file} line {lineno}: interaction {reg} -> {tar} listed twice")
+        if src.signed:
+            if fields[2].strip() not in SIGNS:
+                raise NetworkFormatError(f"{file} line {lineno}: sign {fields[2]!r} is not one of {SIGNS}")
+            signs[(reg, tar)] = fields[2].strip()
+        pairs.append((reg, tar))
+        seen.add((reg, tar))
+    if not pairs:
+        raise NetworkFormatError(f"{file}: no interaction")
+    genes = tuple(sorted({g for p in pairs for g in p}))
+    index = {g: i for i, g in enumerate(genes)}
+    A = np.zeros((len(genes), len(genes)), dtype=np.int32)
+    A[[index[r] for r, _ in pairs], [index[t] for _, t in pairs]] = 1
+    return genes, A, signs
+
+
 @functools.lru_cache(maxsize=None)
 def load_source(name: str) -> SourceNetwork:
     """Read source network ``name`` from the installed avici package (once per process).
 
     Raises:
         KeyError: not ``"ecoli"`` or ``"yeast"``.
-        NetworkFormatError: a line without 2 (yeast) / 3 (E. coli) tab-separated fields, an
-            unknown sign, a duplicated interaction (names file and line).
+        NetworkFormatError: see :func:`parse_tsv`.
         AviciMissingError: avici is not installed (:mod:`arena_family_grn.avici_code`).
     """
     if name not in SOURCES:
         raise KeyError(f"unknown source network {name!r}; known: {', '.join(SOURCES)}")
     src = SOURCES[name]
     path = asset_path(src.file)
-    want = 3 if src.signed else 2
-    pairs = []
-    seen = set()
-    signs: Dict[Tuple[str, str], str] = {}
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        fields = line.split("\t")
-        if len(fields) != want:
-            raise NetworkFormatError(f"{path.name} line {lineno}: {len(fields)} tab-separated fields, expected "
-                                     f"{want}: {line[:80]!r}")
-        reg, tar = fields[0].strip(), fields[1].strip()
-        if not reg or not tar:
-            raise NetworkFormatError(f"{path.name} line {lineno}: empty gene name")
-        if (reg, tar) in seen:
-            raise NetworkFormatError(f"{path.name} line {lineno}: interaction {reg} -> {tar} listed twice")
-        if src.signed:
-            if fields[2].strip() not in SIGNS:
-                raise NetworkFormatError(f"{path.name} line {lineno}: sign {fields[2]!r} is not one of {SIGNS}")
-            signs[(reg, tar)] = fields[2].strip()
-        pairs.append((reg, tar))
-        seen.add((reg, tar))
-    genes = tuple(sorted({g for p in pairs for g in p}))
-    index = {g: i for i, g in enumerate(genes)}
-    A = np.zeros((len(genes), len(genes)), dtype=np.int32)
-    rows = np.array([index[r] for r, _ in pairs], dtype=np.int64)
-    cols = np.array([index[t] for _, t in pairs], dtype=np.int64)
-    A[rows, cols] = 1
+    genes, A, signs = parse_tsv(path.read_text(encoding="utf-8"), src, path.name)
     return SourceNetwork(name=name, genes=genes, adjacency=A, signs=signs, sha256=asset_sha256(src.file))
