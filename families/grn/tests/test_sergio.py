@@ -32,12 +32,13 @@ CHAIN_PARAMS = SergioParameters(interaction=np.array([[0, 3.0, -2.0], [0, 0, 0],
 
 
 def test_knockout_of_a_master_regulator_by_hand():
-    """SERGIO's production rates (Dibaeinia & Sinha 2020, Eq. 1): a master regulator produces at
-    its basal rate b; a target at Σ|k|·h with h = x^n / (x^n + K^n) for an activator and 1 − h for
-    a repressor. Knocking gene 0 out (production 0 from a zero start) gives x0 = 0 exactly, so gene
-    1 (activated only by gene 0) produces 0 and is exactly 0, and gene 2 (repressed only by gene
-    0) produces |k| = 2, mean 2 / decay = 2.5. Wild type: gene 0's mean is b / decay = 2.5.
-    Snapshot means over 3 × 2000 cells (correlated: one trajectory per cell type) within 8 %."""
+    """SERGIO's production rates (Dibaeinia & Sinha 2020, STAR Methods; avici's sim.py): a master
+    regulator produces at its basal rate b; a target at Σ|k|·h with h = x^n / (x^n + K^n) for an
+    activator and 1 − h for a repressor. Knocking gene 0 out (production 0 from a zero start)
+    gives x0 = 0 exactly, so gene 1 (activated only by gene 0) produces 0 and is exactly 0, and
+    gene 2 (repressed only by gene 0) produces |k| = 2, mean 2 / decay = 2.5. Wild type: gene 0's
+    mean is b / decay = 2.5. Snapshot means over 3 × 2000 cells (correlated: one trajectory per
+    cell type) within 8 %."""
     wt = np.vstack([simulate_cells(CHAIN, CHAIN_PARAMS, 2000, np.random.default_rng(s), output="clean")
                     for s in range(3)])
     ko = np.vstack([simulate_cells(CHAIN, CHAIN_PARAMS, 2000, np.random.default_rng(s), knockout=0,
@@ -53,6 +54,7 @@ def test_a_knocked_out_gene_is_zero_in_its_interventional_rows(output):
     inst = GRNFamily(sizes="10", output=output).instance("ecoli-d10-0")
     ds = inst.dataset("obs_int", 0, standardise=False)
     assert ds.metadata["knockout_value"] == 0.0 and ds.metadata["intervention"] == "knockout"
+    assert ds.metadata["edges_dropped"] == inst.subnetwork.dropped == 0
     hit = np.flatnonzero(ds.intervention_mask.any(axis=0))
     assert [ds.columns[j] for j in hit] == ds.metadata["target_pool"]
     for j in hit:

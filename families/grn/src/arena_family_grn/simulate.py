@@ -22,13 +22,13 @@ its pretrained GRN model, Lorch et al. 2022, App. on the GRN domain), sampled as
   types;
 * Hill coefficient ∈ {1.9, 2.0, 2.1}, decay ∈ {0.7, 0.8, 0.9}, noise scale ∈ {0.9, 1.0, 1.1}
   (one value each per instance); SERGIO's ``dpd`` noise (independent production and decay
-  noise, Dibaeinia & Sinha 2020, Eq. 3), ``dt = 0.01``, ``sampling_state = 15``,
+  noise, Dibaeinia & Sinha 2020, STAR Methods), ``dt = 0.01``, ``sampling_state = 15``,
   ``safety_steps = 10`` (avici's ``GRNSergio`` defaults);
 * technical noise "10x-chromium" (``avici/synthetic/sergio/noise_config.yaml``, SERGIO's
   supplement): outlier genes, library size, dropout, each setting drawn from the file's list.
 
 Simulation (:func:`simulate_cells`): avici's ``Sergio`` — the chemical Langevin equation of
-SERGIO (Dibaeinia & Sinha 2020, Eqs. 1–3: production by Hill functions of the regulators,
+SERGIO (Dibaeinia & Sinha 2020, STAR Methods: production by Hill functions of the regulators,
 linear decay) integrated to steady state per cell type, cells sampled as snapshots; a
 **knockout** sets the gene's production rate to 0 from a zero initial concentration, so its
 expression is exactly 0 in every knocked-out cell (clean and with technical noise: outlier,
