@@ -44,6 +44,7 @@ from typing import Dict, List, Optional, Tuple
 
 import attrs
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from .avici_code import module_extraction, noise_config, sergio_class
 from .networks import SourceNetwork
@@ -107,9 +108,15 @@ def sample_subnetwork(source: SourceNetwork, d: int, rng: np.random.Generator) -
     if not 2 <= int(d) < D:
         raise ValueError(f"subnetwork size d={d} out of range for {source.name} ({D} genes): 2 <= d < {D}")
     extract = module_extraction()
-    # the sampler zeroes the diagonal of its argument in place: hand it a copy
-    g, subnet = extract(rng, source.adjacency.copy(), int(d), topk=TOPK, at_least_n_regulators=AT_LEAST_N_REGULATORS,
-                        make_acyclic=True, drop_self_edges=True, return_node_indices=True)
+    # The sampler ranks candidate genes by modularity sums (``s @ b``, a BLAS matrix-vector
+    # product over all D genes); a multi-threaded BLAS adds in another order, which reorders
+    # near-ties and changes the subnetwork. One BLAS thread makes the draw independent of
+    # OMP_NUM_THREADS / OPENBLAS_NUM_THREADS (seen: a different ecoli-d10-0 under tox's 1 thread).
+    with threadpool_limits(limits=1, user_api="blas"):
+        # the sampler zeroes the diagonal of its argument in place: hand it a copy
+        g, subnet = extract(rng, source.adjacency.copy(), int(d), topk=TOPK,
+                            at_least_n_regulators=AT_LEAST_N_REGULATORS, make_acyclic=True, drop_self_edges=True,
+                            return_node_indices=True)
     nodes = np.array(list(subnet), dtype=np.int64)  # the order avici's _extract_subnetwork indexed them in
     perm = rng.permutation(int(d))
     index = nodes[perm]
@@ -213,7 +220,8 @@ def simulate_cells(adjacency: np.ndarray, params: SergioParameters, n_cells: int
                          sampling_state=SAMPLING_STATE, kout=kout, dt=DT, safety_steps=SAFETY_STEPS)
     sim.custom_graph(g=np.asarray(adjacency, dtype=np.int64), k=params.interaction, b=params.basal,
                      hill=np.full((d, d), params.hill))
-    sim.simulate()
+    with threadpool_limits(limits=1, user_api="blas"):  # SERGIO's production rates use np.matmul (as above)
+        sim.simulate()
     expr = sim.getExpressions()  # (cell types × d × cells per type)
     if output == "counts":
         t = params.tech
