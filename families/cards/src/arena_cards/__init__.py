@@ -28,7 +28,8 @@ from typing import Any
 #: 0.2.0: compiled cards' columns are a permutation drawn from the card id, no longer the authored order
 #: (every card table changed; compile.CARD_COMPILER, in each spec's metadata and so its fingerprint, is "2")
 #: 0.3.0: the pool's diversity audit (:mod:`.audit`), sealed reserved cards (:mod:`.seal`), option ``pool``
-__version__ = "0.3.0"
+#: 0.3.1: the paper's three worked examples pinned public with the demo's cards (``seal.WORKED_EXAMPLES``)
+__version__ = "0.3.1"
 
 #: public name → the module defining it. Imported on first access (PEP 562), so that
 #: loading the entry point (:mod:`.plugin`) for ``arena --help`` reads no YAML, schema or units code.

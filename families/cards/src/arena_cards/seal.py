@@ -5,9 +5,9 @@
 hash: stable across machines and releases, independent of file order and of
 the card's content). The ``floor(n / 2)`` lowest-ranked cards that are not
 pinned public are **reserved**, the rest **public** (reserved + public: 5 + 5 when a domain has
-10 cards; 3 + 4 of 7, 1 + 2 of 3, 1 + 1 of 2). Pinned public: the demo's cards
-(:data:`PINNED_PUBLIC`, the ids ``scripts/demo`` runs, so the demo never needs
-the key). Adding cards to a domain can move a card across the split; the
+10 cards; 3 + 4 of 7, 1 + 2 of 3, 1 + 1 of 2). Pinned public (:data:`PINNED_PUBLIC`): the demo's
+cards (the ids ``scripts/demo`` runs, so the demo never needs the key) and the paper's worked
+examples (it prints them). Adding cards to a domain can move a card across the split; the
 maintainer re-runs ``arena card seal FOLDER`` (dry run) to see the moves
 before sealing.
 
@@ -48,8 +48,8 @@ SPLIT_SALT = "causalarena.cards.split/1"
 #: HKDF salt and info of the Fernet key (changing them makes every sealed card unreadable)
 HKDF_SALT = b"causalarena.cards.seal"
 HKDF_INFO = b"arena-cards reserved card/1"
-#: cards always public: the 20 the demo runs (scripts/demo SEMANTIC_IDS, FORMULA_IDS)
-PINNED_PUBLIC = frozenset("""
+#: the 20 cards the demo runs (scripts/demo SEMANTIC_IDS, FORMULA_IDS): the demo never needs the key
+DEMO_CARDS = frozenset("""
     patch-wave-outage-risk high-dosage-tutoring-math credit-line-increase-delinquency residential-permit-review
     discharge-planning-readmission mortgage-rate-listing-time cnc-maintenance-scrap naloxone-overdose-deaths
     bus-headway-ridership cso-rainfall-overflow
@@ -57,6 +57,11 @@ PINNED_PUBLIC = frozenset("""
     barometric-pressure-reduction overhead-conductor-joule-heating pv-soiling-temperature-clipping
     cwr-thermal-stress cycling-aero-field-test doppler-carotid-velocimetry air-source-heat-pump-cop
 """.split())
+#: the CausalArena paper's worked examples (semantic §4.2 / App. A.4; formula §4.3 / App. A.5): the paper
+#: prints them, so they cannot be held out
+WORKED_EXAMPLES = frozenset({"wildfire-smoke-shelter", "barometric-pressure-reduction", "thin-lens-imaging"})
+#: cards always public
+PINNED_PUBLIC = DEMO_CARDS | WORKED_EXAMPLES
 
 
 class ReservedKeyError(PermissionError):
