@@ -890,9 +890,8 @@ def real_table_strips(real: pd.DataFrame, out_dir: PathLike, pairs: Optional[pd.
     if real is not None and len(real):
         _require(real, ["method", "split", "table", "f1"], "real_table_strips")
         df = real.dropna(subset=["f1"])
-        names = table_labels(df)
-        df = df.assign(label=[f"{f}: {t}" for f, t in zip(df["family"], names)] if "family" in df.columns
-                       else names, value=df["f1"],
+        df = df.assign(label=[f"{f}: {t}" for f, t in zip(df["family"], df["table"])] if "family" in df.columns
+                       else df["table"].astype(str), value=df["f1"],
                        ref=df["synthetic_f1"] if "synthetic_f1" in df.columns else np.nan, kind="f1")
         frames.append(df[["method", "split", "label", "value", "ref", "kind"]])
     if pairs is not None and len(pairs):
