@@ -48,6 +48,11 @@ RUNS: List[Tuple[str, str, str, int, str, float, float, Dict[str, float], Dict[s
       for f1, shd in [({1.0: (1.0, 0.0), 0.0: (0.0, 1.0), 0.5: (0.0, 1.0)}[acc])]],
 ]
 
+#: runs without a score: ges timed out on bnlearn's sachs (shown as a cross with its status; not a row of
+#: real_data.csv), and is unsupported on chambers' obs+int (not shown at all)
+FAILED = [("bnlearn", "sachs", "obs", 0, "ges", "timeout"), ("chambers", "lt", "obs_int", 0, "ges", "unsupported")]
+EXPECTED_MISSING = [["ges", "obs", "bnlearn", "sachs", "timeout"]]
+
 #: real_data.csv: method, split, family, table, f1, shd, synthetic_f1, synthetic_shd (sorted)
 EXPECTED_REAL = [
     ["ges", "obs", "bnlearn", "ecoli70", 0.5, 20.0, 0.3, 9.0],
@@ -83,6 +88,11 @@ def write_store(path: Path) -> None:
                                    d=2 if family == "tuebingen" else 5, seed=rep, standardise=True,
                                    protocol="default", output_kind="dag", factors=dict(factors),
                                    metrics={"f1": f1, "shd": float(shd), **extra}))
+        for family, sid, split, rep, method, status in FAILED:
+            store.record(RunRecord(family=family, scm_id=sid, split=split, replicate=rep, method=method,
+                                   config_hash="0" * 16, status=status, wall_seconds=300.0, n=100, d=5, seed=rep,
+                                   standardise=True, protocol="default", output_kind="dag", metrics={},
+                                   error="over the budget" if status == "timeout" else None))
 
 
 def context(root: Path, analyses=("real",)) -> Tuple[ReportContext, Console]:

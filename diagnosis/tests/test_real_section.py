@@ -51,6 +51,13 @@ def test_pairs_track_weighted_accuracy(written):
     assert len(got) == 2
 
 
+def test_a_table_without_a_score_shows_the_status(written):
+    ctx, _, _ = written
+    missing = pd.read_csv(ctx.results / "tables" / "real_missing.csv")
+    assert list(missing.columns) == A.MISSING_COLUMNS and missing.values.tolist() == rf.EXPECTED_MISSING
+    assert ">timeout<" in (ctx.results / "figures" / "real_tables.svg").read_text()
+
+
 def test_one_strip_per_table_and_the_pairs_panel(written):
     ctx, _, _ = written
     svg = (ctx.results / "figures" / "real_tables.svg").read_text()

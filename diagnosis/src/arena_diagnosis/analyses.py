@@ -19,6 +19,7 @@ Definitions live in the modules :mod:`.slices`, :mod:`.winrates`,
 from .curves import (
     D_CURVE_COLUMNS,
     DOMAIN_COLUMNS,
+    MISSING_COLUMNS,
     N_CURVE_COLUMNS,
     PAIR_COLUMNS,
     PAIR_METRIC,
@@ -31,6 +32,7 @@ from .curves import (
     pair_track,
     protocol_table,
     real_data,
+    real_missing,
 )
 from .exposure import (
     AXES,
@@ -68,11 +70,11 @@ from .winrates import WinRates, win_rates
 __all__ = [
     "AXES", "AXES_COLUMNS", "AXIS_KEYS", "COVERAGE_COLUMNS", "DEFAULT_REFERENCE", "D_CURVE_COLUMNS",
     "DOMAIN_COLUMNS", "EDGE_FACTORS", "EDGE_SLICE_COLUMNS", "FRONTIER_COLUMNS", "INTERACTION_COLUMNS",
-    "NOTES_COLUMNS", "NO_PREDICTIONS", "NO_PRIOR", "N_CURVE_COLUMNS", "PAIR_COLUMNS", "PAIR_METRIC", "PROTOCOL_COLUMNS", "REAL_COLUMNS",
+    "MISSING_COLUMNS", "NOTES_COLUMNS", "NO_PREDICTIONS", "NO_PRIOR", "N_CURVE_COLUMNS", "PAIR_COLUMNS", "PAIR_METRIC", "PROTOCOL_COLUMNS", "REAL_COLUMNS",
     "SKIPPED_COLUMNS", "SLICE_COLUMNS", "SUMMARY_COLUMNS", "UNIT_KEY",
     "Exposure", "WinRates",
     "available_factors", "average_f1", "d_curve", "discovery_mask", "discovery_rows", "domain_shift",
     "double_centre", "edge_slice_scores",
     "edge_unit_scores", "exposure", "frontier", "interaction_scores", "main_rows", "n_curve", "pareto_mask",
-    "pair_families", "pair_track", "protocol_table", "real_data", "slice_scores", "unit_levels", "unit_scores", "win_rates",
+    "pair_families", "pair_track", "protocol_table", "real_data", "real_missing", "slice_scores", "unit_levels", "unit_scores", "win_rates",
 ]

@@ -19,11 +19,11 @@ from typing import Iterable, Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from .slices import _loads, _sd_agg, check_runs, unit_scores
+from .slices import _loads, _sd_agg, check_runs, main_mask, unit_scores
 
 __all__ = ["D_CURVE_COLUMNS", "N_CURVE_COLUMNS", "PROTOCOL_COLUMNS", "DOMAIN_COLUMNS", "REAL_COLUMNS",
            "PAIR_COLUMNS", "PAIR_METRIC", "d_curve", "n_curve", "protocol_table", "domain_shift", "real_data",
-           "pair_track", "pair_families"]
+           "pair_track", "pair_families", "real_missing", "MISSING_COLUMNS"]
 
 D_CURVE_COLUMNS = ["method", "d", "score", "sd", "units"]
 N_CURVE_COLUMNS = ["method", "n", "score", "sd", "units"]
@@ -31,6 +31,7 @@ PROTOCOL_COLUMNS = ["method", "protocol", "f1", "shd", "delta_f1", "f1_sd"]
 DOMAIN_COLUMNS = ["method", "domain", "f1", "shift", "domain_sd"]
 REAL_COLUMNS = ["method", "split", "family", "table", "f1", "shd", "synthetic_f1", "synthetic_shd"]
 PAIR_COLUMNS = ["method", "split", "family", "pairs", "accuracy", "accuracy_unweighted", "undecided"]
+MISSING_COLUMNS = ["method", "split", "family", "table", "status"]
 #: the per-run metric of a cause–effect pairs track (registered by arena-family-real; None off the track)
 PAIR_METRIC = "orientation_accuracy"
 
@@ -237,6 +238,32 @@ def real_data(runs: pd.DataFrame, family: str = "real", families: Optional[Seque
                                                          right_index=True)
     out = out.sort_values(["method", "split", "family", "table"], kind="stable")
     return out[REAL_COLUMNS].reset_index(drop=True)
+
+
+def real_missing(runs: pd.DataFrame, families: Iterable[str]) -> pd.DataFrame:
+    """The (method, split, real table) cells with runs but no score: every run failed (not ``unsupported``).
+
+    What a strip cannot show as a point (a timeout on a large network), so it shows the status instead.
+
+    Returns:
+        Columns :data:`MISSING_COLUMNS`; ``status`` the failure statuses, comma-joined and sorted
+        (``"timeout"``), sorted by method, split, family, table.
+
+    Raises:
+        ValueError: missing columns.
+    """
+    check_runs(runs, [])
+    rows = runs[main_mask(runs, status_ok=False) & runs["family"].astype(str).isin([str(f) for f in families])]
+    if not len(rows):
+        return pd.DataFrame(columns=MISSING_COLUMNS)
+    out = []
+    for (method, split, fam, sid), g in rows.groupby(["method", "split", "family", "scm_id"], sort=True):
+        statuses = set(g["status"].astype(str))
+        if "ok" in statuses or statuses <= {"unsupported"}:
+            continue
+        out.append({"method": method, "split": split, "family": fam, "table": sid,
+                    "status": ",".join(sorted(statuses - {"unsupported"}))})
+    return pd.DataFrame(out, columns=MISSING_COLUMNS)
 
 
 def pair_track(runs: pd.DataFrame, families: Iterable[str]) -> pd.DataFrame:

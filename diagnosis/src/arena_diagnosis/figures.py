@@ -863,7 +863,8 @@ _SPLIT_MARKER = {"obs": "o", "obs_int": "^"}
 
 
 def real_table_strips(real: pd.DataFrame, out_dir: PathLike, pairs: Optional[pd.DataFrame] = None,
-                      stem: str = "real_tables", styles: Optional[Styles] = None) -> List[Path]:
+                      stem: str = "real_tables", styles: Optional[Styles] = None,
+                      missing: Optional[pd.DataFrame] = None) -> List[Path]:
     """One strip per real table: each method's F1 on it next to its synthetic average (Fig. 5, §5.2).
 
     Each panel is one table (titled ``family: table``): methods on the y axis
@@ -879,6 +880,8 @@ def real_table_strips(real: pd.DataFrame, out_dir: PathLike, pairs: Optional[pd.
         out_dir, stem: where to write.
         pairs: ``pair_track`` output (method, split, family, pairs, accuracy) or None.
         styles: shared method styles (:func:`method_styles`), or None.
+        missing: ``real_missing`` output (method, split, family, table, status): a grey cross at 0 and
+            the status (``timeout``) where a method has runs on a table but no score.
 
     Returns:
         [png, svg], or [] when there is nothing to draw.
@@ -901,6 +904,11 @@ def real_table_strips(real: pd.DataFrame, out_dir: PathLike, pairs: Optional[pd.
         p = p.assign(label=[f"{f} ({int(n[f])} pairs)" for f in p["family"]], value=p["accuracy"], ref=np.nan,
                      kind="accuracy")
         frames.append(p[["method", "split", "label", "value", "ref", "kind"]])
+    if missing is not None and len(missing):
+        _require(missing, ["method", "split", "family", "table", "status"], "real_table_strips")
+        frames.append(missing.assign(label=[f"{f}: {t}" for f, t in zip(missing["family"], missing["table"])],
+                                     value=np.nan, ref=np.nan, kind=missing["status"].astype(str))[
+            ["method", "split", "label", "value", "ref", "kind"]])
     frames = [f for f in frames if len(f)]
     if not frames:
         return []
@@ -920,13 +928,19 @@ def real_table_strips(real: pd.DataFrame, out_dir: PathLike, pairs: Optional[pd.
     offset = {sp: (k - (len(splits) - 1) / 2) * 0.22 for k, sp in enumerate(splits)}
     for ax, label in zip(axes, labels):
         sub = df[df["label"] == label]
-        accuracy = (sub["kind"] == "accuracy").all()
+        accuracy = (sub["kind"] == "accuracy").any()
         for i, m in enumerate(order):
             for sp in splits:
                 pts = sub[(sub["method"] == m) & (sub["split"] == sp)]
                 if pts.empty:
                     continue
                 y = i + offset[sp]
+                kind = str(pts["kind"].iloc[0])
+                if kind not in ("f1", "accuracy"):  # runs but no score: the status instead of a point
+                    ax.plot([0.0], [y], marker="x", color="0.45", markersize=6, linestyle="none")
+                    ax.annotate(kind, (0.0, y), xytext=(5, 0), textcoords="offset points", va="center",
+                                fontsize=7, color="0.35")
+                    continue
                 ref = float(pts["ref"].iloc[0])
                 if np.isfinite(ref):
                     ax.plot([ref, ref], [y - 0.11, y + 0.11], color="0.55", linewidth=2.4, solid_capstyle="butt")

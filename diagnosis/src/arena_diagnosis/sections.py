@@ -199,6 +199,8 @@ def real(run: AnalysisRun) -> None:
         return
     rd = A.real_data(run.runs, families=fams, synthetic=synthetic)
     pt = A.pair_track(run.runs, fams)
+    missing = A.real_missing(run.runs, [f for f in fams if f not in set(A.pair_families(run.runs, fams))])
+    run.csv("real_missing", missing)
     if len(rd):
         run.csv("real_data", rd)
         cells = rd.assign(column=F.table_labels(rd) + " / " + rd["split"].astype(str),
@@ -232,8 +234,8 @@ def real(run: AnalysisRun) -> None:
             "Pairs per family: " + ", ".join(f"{f} {int(n)}" for f, n in pairs.items()) + "."))
     if len(rd) or len(pt):
         run.figure("Real data: one strip per table against the synthetic mean (Fig. 5)",
-                   F.real_table_strips(rd, run.figures_dir, pairs=pt, styles=run.styled(pd.concat(
-                       [rd[["method"]], pt[["method"]]]))))
+                   F.real_table_strips(rd, run.figures_dir, pairs=pt, missing=missing, styles=run.styled(pd.concat(
+                       [rd[["method"]], pt[["method"]], missing[["method"]]]))))
 
 
 def frontier(run: AnalysisRun) -> None:
