@@ -5,7 +5,8 @@
 * :func:`protocol_table` — F1 / SHD per intervention protocol, ΔF1 against
   default and the F1 SD across protocols (Table 3, Fig. 6b);
 * :func:`domain_shift` — self-centred F1 per semantic / formula domain (Fig. 17);
-* :func:`real_data` — F1 / SHD per real table (Fig. 5 right).
+* :func:`real_data` — F1 / SHD per real table, with the method's synthetic average (Fig. 5);
+* :func:`pair_track` — weighted orientation accuracy of a cause–effect pairs family (Mooij et al. 2016).
 
 Every score is a mean over units of replicate means (:func:`unit_scores`).
 """
@@ -13,21 +14,26 @@ Every score is a mean over units of replicate means (:func:`unit_scores`).
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import Iterable, Optional, Sequence
 
 import numpy as np
 import pandas as pd
 
-from .slices import _loads, _sd_agg, check_runs, unit_scores
+from .slices import _loads, _sd_agg, check_runs, main_mask, unit_scores
 
 __all__ = ["D_CURVE_COLUMNS", "N_CURVE_COLUMNS", "PROTOCOL_COLUMNS", "DOMAIN_COLUMNS", "REAL_COLUMNS",
-           "d_curve", "n_curve", "protocol_table", "domain_shift", "real_data"]
+           "PAIR_COLUMNS", "PAIR_METRIC", "d_curve", "n_curve", "protocol_table", "domain_shift", "real_data",
+           "pair_track", "pair_families", "real_missing", "MISSING_COLUMNS"]
 
 D_CURVE_COLUMNS = ["method", "d", "score", "sd", "units"]
 N_CURVE_COLUMNS = ["method", "n", "score", "sd", "units"]
 PROTOCOL_COLUMNS = ["method", "protocol", "f1", "shd", "delta_f1", "f1_sd"]
 DOMAIN_COLUMNS = ["method", "domain", "f1", "shift", "domain_sd"]
-REAL_COLUMNS = ["method", "split", "table", "f1", "shd"]
+REAL_COLUMNS = ["method", "split", "family", "table", "f1", "shd", "synthetic_f1", "synthetic_shd"]
+PAIR_COLUMNS = ["method", "split", "family", "pairs", "accuracy", "accuracy_unweighted", "undecided"]
+MISSING_COLUMNS = ["method", "split", "family", "table", "status"]
+#: the per-run metric of a cause–effect pairs track (registered by arena-family-real; None off the track)
+PAIR_METRIC = "orientation_accuracy"
 
 
 def _curve(units: pd.DataFrame, x: str, metric: str, columns: list) -> pd.DataFrame:
@@ -179,19 +185,120 @@ def domain_shift(runs: pd.DataFrame, family: str, split: str = "obs", key: str =
     return out[DOMAIN_COLUMNS].reset_index(drop=True)
 
 
-def real_data(runs: pd.DataFrame, family: str = "real") -> pd.DataFrame:
-    """F1 / SHD per (method, split, real table) (Fig. 5 right; a table is the real family's scm_id).
+def pair_families(runs: pd.DataFrame, families: Iterable[str]) -> list:
+    """The families of ``families`` that are cause–effect pair tracks: every ``ok`` run has :data:`PAIR_METRIC`.
+
+    The metric is defined only on a d = 2 truth with one edge, so a family all of whose runs carry it is
+    a bivariate orientation track (e.g. ``tuebingen``); it is scored by :func:`pair_track`, not per table.
+    """
+    if PAIR_METRIC not in runs.columns:
+        return []
+    ok = runs[runs["status"].astype(str) == "ok"]
+    out = []
+    for fam in families:
+        vals = ok.loc[ok["family"].astype(str) == str(fam), PAIR_METRIC]
+        if len(vals) and vals.notna().all():
+            out.append(str(fam))
+    return out
+
+
+def real_data(runs: pd.DataFrame, family: str = "real", families: Optional[Sequence[str]] = None,
+              synthetic: Sequence[str] = ("synthetic",)) -> pd.DataFrame:
+    """F1 / SHD per (method, split, real table) next to the method's synthetic average (Fig. 5, App. C.4).
+
+    A table is one instance (``scm_id``) of a real family; its score is the replicate mean (a fixed
+    table has one replicate; a bnlearn network sampled through its fitted parameters has several). The
+    reference is the method's mean F1 / SHD over the units of the ``synthetic`` families on the same
+    split (§5.2: "the synthetic ranking does not carry over"); NaN where the store has none.
+    Cause–effect pair tracks (:func:`pair_families`) are left to :func:`pair_track`.
+
+    Args:
+        runs: runs table.
+        family: the real family when ``families`` is not given (the old single-family form).
+        families: the real families (the report passes every installed family of kind ``"real"``).
+        synthetic: the families whose mean is the reference.
 
     Returns:
-        Columns ``method, split, table, f1, shd`` (replicate means), sorted by method, split, table.
+        Columns :data:`REAL_COLUMNS`, sorted by method, split, family, table.
 
     Raises:
         ValueError: missing columns.
     """
     check_runs(runs, ["f1", "shd"])
+    fams = [str(f) for f in (families if families is not None else (family,))]
+    fams = [f for f in fams if f not in set(pair_families(runs, fams))]
     units = unit_scores(runs, ["f1", "shd"])
-    units = units[units["family"] == family]
-    if not len(units):
+    real = units[units["family"].astype(str).isin(fams)]
+    if not len(real):
         return pd.DataFrame(columns=REAL_COLUMNS)
-    out = units.rename(columns={"scm_id": "table"}).sort_values(["method", "split", "table"], kind="stable")
+    syn = units[units["family"].astype(str).isin([str(f) for f in synthetic])]
+    ref = (syn.groupby(["method", "split"])[["f1", "shd"]].mean()
+           .rename(columns={"f1": "synthetic_f1", "shd": "synthetic_shd"}))
+    out = real.rename(columns={"scm_id": "table"}).merge(ref, how="left", left_on=["method", "split"],
+                                                         right_index=True)
+    out = out.sort_values(["method", "split", "family", "table"], kind="stable")
     return out[REAL_COLUMNS].reset_index(drop=True)
+
+
+def real_missing(runs: pd.DataFrame, families: Iterable[str]) -> pd.DataFrame:
+    """The (method, split, real table) cells with runs but no score: every run failed (not ``unsupported``).
+
+    What a strip cannot show as a point (a timeout on a large network), so it shows the status instead.
+
+    Returns:
+        Columns :data:`MISSING_COLUMNS`; ``status`` the failure statuses, comma-joined and sorted
+        (``"timeout"``), sorted by method, split, family, table.
+
+    Raises:
+        ValueError: missing columns.
+    """
+    check_runs(runs, [])
+    rows = runs[main_mask(runs, status_ok=False) & runs["family"].astype(str).isin([str(f) for f in families])]
+    if not len(rows):
+        return pd.DataFrame(columns=MISSING_COLUMNS)
+    out = []
+    for (method, split, fam, sid), g in rows.groupby(["method", "split", "family", "scm_id"], sort=True):
+        statuses = set(g["status"].astype(str))
+        if "ok" in statuses or statuses <= {"unsupported"}:
+            continue
+        out.append({"method": method, "split": split, "family": fam, "table": sid,
+                    "status": ",".join(sorted(statuses - {"unsupported"}))})
+    return pd.DataFrame(out, columns=MISSING_COLUMNS)
+
+
+def pair_track(runs: pd.DataFrame, families: Iterable[str]) -> pd.DataFrame:
+    """Weighted orientation accuracy per (method, split, pairs family): Σ wᵢ·sᵢ / Σ wᵢ over pairs.
+
+    sᵢ is the pair's :data:`PAIR_METRIC` (replicate mean: 1 right, 0 reversed, 0.5 no decision) and wᵢ
+    its ``weight`` factor (1 when the family records none; cdt's copy of CEP ships no weights) —
+    Mooij et al. (2016)'s weighted accuracy. ``undecided`` counts the pairs scored exactly 0.5.
+
+    Returns:
+        Columns :data:`PAIR_COLUMNS` (``pairs`` scored, ``accuracy`` weighted, ``accuracy_unweighted``),
+        sorted by family, split, method; empty when no family is a pair track.
+
+    Raises:
+        ValueError: missing columns, or a negative or non-finite ``weight`` factor (named with its pair).
+    """
+    fams = pair_families(runs, families)
+    if not fams:
+        return pd.DataFrame(columns=PAIR_COLUMNS)
+    units = unit_scores(runs, [PAIR_METRIC])
+    units = units[units["family"].astype(str).isin(fams)].dropna(subset=[PAIR_METRIC])
+    if not len(units):
+        return pd.DataFrame(columns=PAIR_COLUMNS)
+    weight = (units["factors"].map(lambda t: _loads(t).get("weight", 1.0)) if "factors" in units.columns
+              else pd.Series(1.0, index=units.index))
+    weight = pd.to_numeric(weight, errors="coerce")
+    bad = units.loc[~np.isfinite(weight) | (weight < 0), "scm_id"]
+    if len(bad):
+        raise ValueError(f"pair_track: pair {bad.iloc[0]!r} has a weight factor that is not a finite number >= 0")
+    units = units.assign(_w=weight.astype(float), _ws=weight.astype(float) * units[PAIR_METRIC])
+    rows = []
+    for (fam, split, method), g in units.groupby(["family", "split", "method"], sort=True):
+        total = float(g["_w"].sum())
+        rows.append({"method": method, "split": split, "family": fam, "pairs": int(len(g)),
+                     "accuracy": float(g["_ws"].sum()) / total if total > 0 else float("nan"),
+                     "accuracy_unweighted": float(g[PAIR_METRIC].mean()),
+                     "undecided": int((g[PAIR_METRIC] == 0.5).sum())})
+    return pd.DataFrame(rows, columns=PAIR_COLUMNS)

@@ -36,6 +36,7 @@ function                          input frame                    paper
 :func:`protocol_bars`             ``protocol_table``             Fig. 6b
 :func:`domain_heatmap`            ``domain_shift``               Fig. 17
 :func:`real_data_strip`           ``real_data``                  Fig. 5 right
+:func:`real_table_strips`         ``real_data``, ``pair_track``  Fig. 5, per table
 :func:`pareto_frontier`           ``frontier``                   Fig. 9
 :func:`prior_coverage_bars`       ``Exposure.coverage``          Fig. 14
 :func:`id_ood_bars`               ``Exposure.axes``              Fig. 15 top
@@ -73,6 +74,8 @@ __all__ = [
     "prior_coverage_bars",
     "protocol_bars",
     "real_data_strip",
+    "real_table_strips",
+    "table_labels",
     "separate_labels",
     "win_rate_bars",
     "win_rate_matrix",
@@ -801,6 +804,7 @@ def real_data_strip(real: pd.DataFrame, out_dir: PathLike, stem: str = "real_dat
     df = real.dropna(subset=["f1"])
     if df.empty:
         return []
+    df = df.assign(table=table_labels(df))
     splits = [s for s in ("obs", "obs_int") if s in set(df["split"])] + \
         [s for s in _unique(df["split"]) if s not in ("obs", "obs_int")]
     tables = _unique(df["table"])
@@ -836,6 +840,132 @@ def real_data_strip(real: pd.DataFrame, out_dir: PathLike, stem: str = "real_dat
     handles.append(Line2D([], [], color="black", linewidth=2.2, label="method mean"))
     fig.legend(handles=handles, loc="outside right upper", fontsize=7.5, title="table")
     fig.suptitle("Real-data check: F1 per published-graph table", fontsize=11)
+    return _save(fig, out_dir, stem)
+
+
+def table_labels(real: pd.DataFrame) -> pd.Series:
+    """A label per row's table: its name, or ``family/name`` when two families have a table of that name.
+
+    (bnlearn ships a network called ``sachs``, the ``real`` family a table of that name.)
+    """
+    if "family" not in real.columns:
+        return real["table"].astype(str)
+    fams = real.groupby(real["table"].astype(str))["family"].nunique()
+    shared = set(fams[fams > 1].index)
+    return pd.Series([f"{f}/{t}" if str(t) in shared else str(t) for f, t in zip(real["family"], real["table"])],
+                     index=real.index, dtype=object)
+
+
+#: panels per row of :func:`real_table_strips`; at most :data:`MAX_TABLE_STRIPS` tables are drawn
+TABLE_STRIP_COLUMNS = 3
+MAX_TABLE_STRIPS = 24
+_SPLIT_MARKER = {"obs": "o", "obs_int": "^"}
+
+
+def real_table_strips(real: pd.DataFrame, out_dir: PathLike, pairs: Optional[pd.DataFrame] = None,
+                      stem: str = "real_tables", styles: Optional[Styles] = None,
+                      missing: Optional[pd.DataFrame] = None) -> List[Path]:
+    """One strip per real table: each method's F1 on it next to its synthetic average (Fig. 5, §5.2).
+
+    Each panel is one table (titled ``family: table``): methods on the y axis
+    (the same order in every panel: mean real F1, best first), one marker per split (circle obs,
+    triangle obs+int, the method's colour) and a grey bar at the method's synthetic mean F1 on that
+    split (``synthetic_f1``; absent when the store has no synthetic runs). A cause–effect pairs track
+    (``pairs``, :func:`arena_diagnosis.curves.pair_track`) gets one panel of its own: the weighted
+    orientation accuracy per method, a dashed line at 0.5 (a coin). SHD is in the table, not the
+    strip: it grows with the table's d, so a synthetic mean SHD is no reference for one table.
+
+    Args:
+        real: ``real_data`` output (columns method, split, family, table, f1, synthetic_f1).
+        out_dir, stem: where to write.
+        pairs: ``pair_track`` output (method, split, family, pairs, accuracy) or None.
+        styles: shared method styles (:func:`method_styles`), or None.
+        missing: ``real_missing`` output (method, split, family, table, status): a grey cross at 0 and
+            the status (``timeout``) where a method has runs on a table but no score.
+
+    Returns:
+        [png, svg], or [] when there is nothing to draw.
+
+    Raises:
+        ValueError: a required column is missing, or ``styles`` lacks a method.
+    """
+    frames = []
+    if real is not None and len(real):
+        _require(real, ["method", "split", "table", "f1"], "real_table_strips")
+        df = real.dropna(subset=["f1"])
+        df = df.assign(label=[f"{f}: {t}" for f, t in zip(df["family"], df["table"])] if "family" in df.columns
+                       else df["table"].astype(str), value=df["f1"],
+                       ref=df["synthetic_f1"] if "synthetic_f1" in df.columns else np.nan, kind="f1")
+        frames.append(df[["method", "split", "label", "value", "ref", "kind"]])
+    if pairs is not None and len(pairs):
+        _require(pairs, ["method", "split", "family", "pairs", "accuracy"], "real_table_strips")
+        p = pairs.dropna(subset=["accuracy"])
+        n = p.groupby("family")["pairs"].max()
+        p = p.assign(label=[f"{f} ({int(n[f])} pairs)" for f in p["family"]], value=p["accuracy"], ref=np.nan,
+                     kind="accuracy")
+        frames.append(p[["method", "split", "label", "value", "ref", "kind"]])
+    if missing is not None and len(missing):
+        _require(missing, ["method", "split", "family", "table", "status"], "real_table_strips")
+        frames.append(missing.assign(label=[f"{f}: {t}" for f, t in zip(missing["family"], missing["table"])],
+                                     value=np.nan, ref=np.nan, kind=missing["status"].astype(str))[
+            ["method", "split", "label", "value", "ref", "kind"]])
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return []
+    df = pd.concat(frames, ignore_index=True)
+    labels = _unique(df["label"])[:MAX_TABLE_STRIPS]
+    df = df[df["label"].isin(labels)]
+    st = _styles_for(df["method"].unique(), styles, "real_table_strips")
+    order = list(df[df["kind"] == "f1"].groupby("method")["value"].mean().sort_values(ascending=False).index)
+    order += sorted(set(df["method"]) - set(order))
+    ncols = min(TABLE_STRIP_COLUMNS, len(labels))
+    nrows = math.ceil(len(labels) / ncols)
+    fig = Figure(figsize=(3.3 * ncols + _label_inches(order), (0.9 + 0.3 * len(order)) * nrows + 0.6),
+                 layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharey=True).ravel()
+    splits = [sp for sp in ("obs", "obs_int") if sp in set(df["split"])] + \
+        [sp for sp in _unique(df["split"]) if sp not in ("obs", "obs_int")]
+    offset = {sp: (k - (len(splits) - 1) / 2) * 0.22 for k, sp in enumerate(splits)}
+    for ax, label in zip(axes, labels):
+        sub = df[df["label"] == label]
+        accuracy = (sub["kind"] == "accuracy").any()
+        for i, m in enumerate(order):
+            for sp in splits:
+                pts = sub[(sub["method"] == m) & (sub["split"] == sp)]
+                if pts.empty:
+                    continue
+                y = i + offset[sp]
+                kind = str(pts["kind"].iloc[0])
+                if kind not in ("f1", "accuracy"):  # runs but no score: the status instead of a point
+                    ax.plot([0.0], [y], marker="x", color="0.45", markersize=6, linestyle="none")
+                    ax.annotate(kind, (0.0, y), xytext=(5, 0), textcoords="offset points", va="center",
+                                fontsize=7, color="0.35")
+                    continue
+                ref = float(pts["ref"].iloc[0])
+                if np.isfinite(ref):
+                    ax.plot([ref, ref], [y - 0.11, y + 0.11], color="0.55", linewidth=2.4, solid_capstyle="butt")
+                ax.plot([float(pts["value"].iloc[0])], [y], marker=_SPLIT_MARKER.get(sp, "s"), linestyle="none",
+                        color=st[m]["color"], markersize=6.5, markeredgecolor="black", markeredgewidth=0.4)
+        if accuracy:
+            ax.axvline(0.5, color="0.35", linestyle="--", linewidth=1.0)
+        ax.set_xlim(-0.03, 1.03)
+        ax.set_title(label, fontsize=9.5)
+        ax.set_xlabel("weighted orientation accuracy" if accuracy else "F1", fontsize=8.5)
+        ax.grid(axis="x", alpha=0.3)
+        ax.set_yticks(range(len(order)))
+        ax.set_yticklabels(order)
+        ax.set_ylim(len(order) - 0.5, -0.5)
+    for ax in axes[len(labels):]:
+        ax.set_visible(False)
+    handles = [Line2D([], [], marker=_SPLIT_MARKER.get(sp, "s"), color="0.4", linestyle="none",
+                      markeredgecolor="black", markeredgewidth=0.4, label=f"{_SPLIT_LABEL.get(sp, sp)}")
+               for sp in splits]
+    if df["ref"].notna().any():
+        handles.append(Line2D([], [], color="0.55", linewidth=2.4, label="synthetic mean F1 (same split)"))
+    if (df["kind"] == "accuracy").any():
+        handles.append(Line2D([], [], color="0.35", linestyle="--", label="coin (0.5)"))
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8)
+    fig.suptitle("Real-data check per table: F1 against the method's synthetic mean (Fig. 5)", fontsize=11)
     return _save(fig, out_dir, stem)
 
 

@@ -46,12 +46,16 @@ SACHS_COLUMNS = ("praf", "pmek", "plcg", "PIP2", "PIP3", "p44/42", "pakts473",
 EDGE_SUFFIXES = (".edges.csv", ".edges.txt", ".edges")
 
 
-def sachs_files() -> Tuple[Path, Path, str]:
-    """Paths of cdt's Sachs data and target files, and cdt's version.
+def cdt_files(files: Sequence[str], user: str) -> Tuple[List[Path], str]:
+    """Paths of data files shipped in the cdt wheel, and cdt's version (cdt is not imported).
+
+    Args:
+        files: paths inside the distribution (``"cdt/data/resources/cyto_full_data.csv"``).
+        user: who needs them, for the error message (``"the 'sachs' instance"``).
 
     Raises:
         ModuleNotFoundError: cdt is not installed (install ``cdt==0.6.0``).
-        FileNotFoundError: the installed cdt does not ship the files.
+        FileNotFoundError: the installed cdt does not ship one of the files (named).
     """
     from importlib import metadata
 
@@ -59,20 +63,30 @@ def sachs_files() -> Tuple[Path, Path, str]:
         dist = metadata.distribution(SACHS_DISTRIBUTION)
     except metadata.PackageNotFoundError:
         raise ModuleNotFoundError(
-            "the 'sachs' instance reads the Sachs table shipped by cdt: "
-            "pip install cdt==0.6.0"
+            f"{user} reads a table shipped by cdt: pip install cdt==0.6.0"
         ) from None
     found = {}
     for f in dist.files or ():
         posix = Path(str(f)).as_posix()
-        if posix in (SACHS_DATA, SACHS_TARGET):
+        if posix in files:
             found[posix] = Path(str(dist.locate_file(f)))
-    for rel in (SACHS_DATA, SACHS_TARGET):
+    for rel in files:
         if rel not in found or not found[rel].is_file():
             raise FileNotFoundError(
-                f"cdt {dist.version} does not ship {rel}; the 'sachs' instance expects cdt==0.6.0"
+                f"cdt {dist.version} does not ship {rel}; {user} expects cdt==0.6.0"
             )
-    return found[SACHS_DATA], found[SACHS_TARGET], dist.version
+    return [found[rel] for rel in files], str(dist.version)
+
+
+def sachs_files() -> Tuple[Path, Path, str]:
+    """Paths of cdt's Sachs data and target files, and cdt's version.
+
+    Raises:
+        ModuleNotFoundError: cdt is not installed (install ``cdt==0.6.0``).
+        FileNotFoundError: the installed cdt does not ship the files.
+    """
+    (data, target), version = cdt_files((SACHS_DATA, SACHS_TARGET), "the 'sachs' instance")
+    return data, target, version
 
 
 @attrs.define(eq=False)
@@ -277,5 +291,5 @@ class RealFamily(Family):
         return list(self._instances)
 
 
-__all__: Sequence[str] = ("RealFamily", "RealTable", "sachs_instance", "sachs_files", "folder_pairs",
+__all__: Sequence[str] = ("RealFamily", "RealTable", "sachs_instance", "sachs_files", "cdt_files", "folder_pairs",
                           "SACHS_COLUMNS", "SACHS_CITATION")
