@@ -84,6 +84,9 @@ class ListedFamily(Family):
                 InstanceSummary(scm_id="b", d=None, splits=("obs",), n_replicates=2),
                 InstanceSummary(scm_id="c", error="gate failed")]
 
+    def listing_note(self):
+        return "2 more are sealed"
+
 
 class PlainFamily(Family):
     """Two chain SCMs, no audit (the default raises NotImplementedError)."""
@@ -288,7 +291,8 @@ def test_a_misspelled_hook_is_shown_by_arena_plugins_with_its_name(reg, capsys):
 
 def test_show_lists_from_listing_without_building_instances(reg, capsys):
     code, out, err = arena(reg, capsys, "show", "listed")
-    assert (code, err) == (0, "")
+    # the family's note on stderr: stdout stays one instance per line
+    assert (code, err) == (0, "2 more are sealed\n")
     assert out.splitlines() == ["listed/a\td=3\tsplits=obs,obs_int\treplicates=5",
                                 "listed/b\td=?\tsplits=obs\treplicates=2",
                                 "listed/c\tnot generated: gate failed"]
@@ -296,6 +300,7 @@ def test_show_lists_from_listing_without_building_instances(reg, capsys):
 
 def test_show_default_listing_and_one_spec(reg, capsys):
     code, out, err = arena(reg, capsys, "show", "plain")
+    assert err == ""  # Family.listing_note: none by default
     assert out.splitlines() == ["plain/chain-w1\td=3\tsplits=obs,obs_int\treplicates=2",
                                 "plain/chain-w2\td=3\tsplits=obs,obs_int\treplicates=2"]
     code, out, err = arena(reg, capsys, "show", "plain/chain-w2")

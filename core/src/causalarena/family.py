@@ -193,6 +193,11 @@ class Family:
                                        n_replicates=inst.n_replicates, error=str(error)))
         return out
 
+    def listing_note(self) -> str:
+        """One line ``arena show FAMILY`` prints after the listing (on stderr), e.g. what the
+        listing leaves out (a sealed reserved pool); default none."""
+        return ""
+
     def select(self, scm_ids: Sequence[str]) -> List[Instance]:
         """The instances among ``scm_ids`` this family has (others are skipped;
         the caller reports ids no family matched).

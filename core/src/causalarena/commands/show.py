@@ -7,13 +7,16 @@ its ids without generating an SCM when it overrides it)::
     synthetic/er-d10-000	d=10	splits=obs,obs_int	replicates=5
     semantic/broken	not generated: <why>
 
-``d=?`` when the family cannot tell without building the instance.
+``d=?`` when the family cannot tell without building the instance. A family's
+:meth:`Family.listing_note <causalarena.family.Family.listing_note>` follows on
+stderr (the card families: how many reserved cards are sealed and left out).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from ._common import UsageError, _family_object, _registry, add_family_option, parse_family_options
 
@@ -40,6 +43,9 @@ def run(args: argparse.Namespace) -> int:
                 continue
             d = "?" if s.d is None else s.d
             print(f"{family}/{s.scm_id}\td={d}\tsplits={','.join(s.splits)}\treplicates={s.n_replicates}")
+        note = fam.listing_note()
+        if note:  # on stderr: the listing on stdout stays one instance per line
+            print(note, file=sys.stderr)
         return 0
     try:
         inst = fam.instance(scm_id)

@@ -286,6 +286,16 @@ class CardFamily(Family):
                                            n_replicates=inst.n_replicates))
         return out
 
+    def listing_note(self) -> str:
+        """``arena show``'s footer: the sealed reserved cards a public listing leaves out, and how to list them."""
+        from .seal import KEY_ENV
+
+        sealed = len(self.sealed_paths())
+        if not sealed or self.pool != "public":
+            return ""
+        return (f"{sealed} reserved {self.name} card(s) are sealed and not listed: set {KEY_ENV} to list "
+                f"them too (pool=all), or select pool=reserved")
+
     def audit(self, scm_ids: Optional[Sequence[str]] = None, splits: Optional[Sequence[str]] = None,
               replicates: Optional[int] = None, jobs: int = 1) -> List[Dict[str, Any]]:
         """Card gates on every table of every selected card (``arena audit semantic|formula``;
