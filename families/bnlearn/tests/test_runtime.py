@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 from arena_family_bnlearn.family import BnlearnFamily
+from arena_testkit.offline import run_offline
 from causalarena.plugins import get_registry
 from causalarena.records import MethodInfo, Status
 from causalarena.runner import make_cells, run_grid
@@ -17,15 +16,7 @@ from causalarena.store import Store
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
 
 NO_NETWORK = r"""
-import json, socket, sys
-attempts = []
-def refuse(*args, **kwargs):
-    attempts.append(repr(args)[:200])
-    raise OSError("network access attempted")
-socket.socket.connect = refuse
-socket.socket.connect_ex = refuse
-socket.create_connection = refuse
-socket.getaddrinfo = refuse
+import json, sys
 from arena_family_bnlearn.family import BnlearnFamily
 fam = BnlearnFamily()
 shapes = {}
@@ -40,8 +31,7 @@ print(json.dumps({"attempts": attempts, "pgmpy": "pgmpy" in sys.modules, "shapes
 
 
 def test_every_default_table_builds_with_the_network_refused_and_pgmpy_never_imported():
-    proc = subprocess.run([sys.executable, "-c", NO_NETWORK], capture_output=True, text=True, timeout=300,
-                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p)))
+    proc = run_offline(NO_NETWORK, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["attempts"] == [] and out["pgmpy"] is False

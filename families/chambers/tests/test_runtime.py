@@ -4,24 +4,15 @@ nothing printed by the package's imports (its citation banner and torch warning 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 
 import pytest
 
 from arena_family_chambers.family import ChambersFamily
+from arena_testkit.offline import run_offline
 
 NO_NETWORK = r"""
-import json, socket, sys
-attempts = []
-def refuse(*args, **kwargs):
-    attempts.append(repr(args)[:200])
-    raise OSError("network access attempted")
-socket.socket.connect = refuse
-socket.socket.connect_ex = refuse
-socket.create_connection = refuse
-socket.getaddrinfo = refuse
+import json, sys
 from arena_family_chambers.family import ChambersFamily
 fam = ChambersFamily()
 shapes = {}
@@ -36,9 +27,7 @@ print(json.dumps({"attempts": attempts, "shapes": shapes, "modules": mods,
 
 
 def _run(code: str, extra_path: str = "", env: dict = None) -> subprocess.CompletedProcess:
-    path = os.pathsep.join(([extra_path] if extra_path else []) + [p for p in sys.path if p])
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                          env=dict(os.environ, PYTHONPATH=path, **(env or {})))
+    return run_offline(code, extra_path=extra_path, env=env)
 
 
 def test_every_table_builds_with_the_network_refused_and_nothing_printed():

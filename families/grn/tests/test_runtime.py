@@ -5,24 +5,14 @@ reproduced in a fresh process; the family's options and listing."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
 from arena_family_grn.family import GRNFamily, parse_id
+from arena_testkit.offline import run_offline
 
 NO_NETWORK = r"""
-import hashlib, json, socket, sys
-attempts = []
-def refuse(*args, **kwargs):
-    attempts.append(repr(args)[:200])
-    raise OSError("network access attempted")
-socket.socket.connect = refuse
-socket.socket.connect_ex = refuse
-socket.create_connection = refuse
-socket.getaddrinfo = refuse
+import hashlib, json, sys
 from arena_family_grn.family import GRNFamily
 fam = GRNFamily(sizes="10")
 shapes = {}
@@ -41,8 +31,7 @@ print(json.dumps({"attempts": attempts, "heavy": heavy, "shapes": shapes,
 def test_tables_build_with_the_network_refused_and_without_the_old_stack():
     from test_sergio import PINNED
 
-    proc = subprocess.run([sys.executable, "-c", NO_NETWORK], capture_output=True, text=True, timeout=600,
-                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p)))
+    proc = run_offline(NO_NETWORK, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["attempts"] == [] and out["heavy"] == [] and out["avici"] == []

@@ -25,6 +25,8 @@ Public API:
   e.g. ``arena_task_effect.testing``).
 * :func:`make_linear_dataset`, :func:`make_chain_dataset` — small
   deterministic linear SCM tables with known truth (known-answer tests).
+* :func:`run_offline` — run code in a fresh interpreter with the network refused (a family
+  that reads shipped files must never download).
 * :func:`array_sketch`, :func:`assert_sketch_close` — a fingerprint of a
   float table that a known-answer test can record once and compare on any
   machine (a content hash cannot: BLAS and SIMD kernels differ in the last
@@ -59,14 +61,15 @@ from typing import Any, Callable
 
 from causalarena.data import Dataset
 
-from . import _kit, data, families, methods
+from . import _kit, data, families, methods, offline
 from ._kit import *  # noqa: F403 - each module's __all__ is the public API
 from .data import *  # noqa: F403
 from .data import make_chain_dataset
 from .families import *  # noqa: F403
 from .methods import *  # noqa: F403
+from .offline import *  # noqa: F403
 
-__all__ = [*_kit.__all__, *data.__all__, *methods.__all__, *families.__all__]
+__all__ = [*_kit.__all__, *data.__all__, *methods.__all__, *families.__all__, *offline.__all__]
 
 
 # ---------------------------------------------------------------------------
