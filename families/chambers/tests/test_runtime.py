@@ -4,7 +4,6 @@ nothing printed by the package's imports (its citation banner and torch warning 
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 
@@ -26,12 +25,8 @@ print(json.dumps({"attempts": attempts, "shapes": shapes, "modules": mods,
 """
 
 
-def _run(code: str, extra_path: str = "", env: dict = None) -> subprocess.CompletedProcess:
-    return run_offline(code, extra_path=extra_path, env=env)
-
-
 def test_every_table_builds_with_the_network_refused_and_nothing_printed():
-    proc = _run(NO_NETWORK)
+    proc = run_offline(NO_NETWORK)
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stdout.strip().splitlines()
     assert len(lines) == 1, proc.stdout[:2000]  # the package's banner and warning went nowhere
@@ -48,11 +43,11 @@ def test_an_installed_torch_is_not_imported(tmp_path):
     fake.mkdir()
     marker = tmp_path / "imported"
     (fake / "__init__.py").write_text("import os\nopen(os.environ['FAKE_TORCH_MARKER'], 'w').close()\n")
-    proc = _run(NO_NETWORK, extra_path=str(tmp_path), env={"FAKE_TORCH_MARKER": str(marker)})
+    proc = run_offline(NO_NETWORK, extra_path=str(tmp_path), env={"FAKE_TORCH_MARKER": str(marker)})
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert json.loads(proc.stdout.strip().splitlines()[-1])["torch"] is False and not marker.exists()
     # control: the package's own import does reach for it
-    control = _run("import contextlib, io\nwith contextlib.redirect_stdout(io.StringIO()):\n"
+    control = run_offline("import contextlib, io\nwith contextlib.redirect_stdout(io.StringIO()):\n"
                    "    import causalchamber.simulators.lt\n", extra_path=str(tmp_path),
                    env={"FAKE_TORCH_MARKER": str(marker)})
     assert control.returncode == 0, control.stderr[-2000:]
